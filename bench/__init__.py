@@ -1,0 +1,1 @@
+"""Benchmark: question set, grading, perturbed instances (issue 5)."""

@@ -1,0 +1,1 @@
+"""MapAsk: the question pipeline (core/), its QGIS glue (qgis/) and the command line (cli.py)."""

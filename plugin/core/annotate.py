@@ -1,0 +1,101 @@
+"""Annotate a question: every span the pack or the grammar knows, longest and most specific first."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .anchors import AnchorIndex
+from .pack import Pack, norm_label
+from .text import language, normalize, phrase_key
+from .timeparse import Span, TimeParser
+
+
+@dataclass
+class Lexicon:
+    """Phrase (token tuple) -> readings, built once per pack."""
+    phrases: dict[tuple[str, ...], list[tuple[str, object]]] = field(default_factory=dict)
+    max_len: int = 1
+
+    def add(self, phrase: str, kind: str, value: object) -> None:
+        key = phrase_key(phrase)
+        if not key:
+            return
+        items = self.phrases.setdefault(key, [])
+        if (kind, value) not in items:
+            items.append((kind, value))
+        self.max_len = max(self.max_len, len(key))
+
+    @classmethod
+    def build(cls, pack: Pack, lang: dict) -> "Lexicon":
+        lex = cls()
+        for e in pack.entities.values():
+            for w in e.words:
+                lex.add(w, "entity", e.name)
+            for f in e.fields.values():
+                for w in f.words:
+                    lex.add(w, "field", (e.name, f.name))
+                if f.kind == "coded" and f.match_labels:
+                    for code in f.codes:
+                        parts = code.split(f.separator) if f.separator else [code]
+                        for part in parts:
+                            lex.add(part, "label", (e.name, f.name, norm_label(part)))
+        for c in pack.concepts.values():
+            for w in c.words:
+                lex.add(w, "concept", c.name)
+        for cue, words in lang["cues"].items():
+            for w in words:
+                lex.add(w, "cue", cue)
+        for part, words in lang["time_parts"].items():
+            for w in words:
+                lex.add(w, "timepart", part)
+        return lex
+
+
+@dataclass
+class Annotation:
+    tokens: list[str]
+    spans: list[Span]
+    unknown: list[str]
+
+
+class Annotator:
+    def __init__(self, pack: Pack, anchors: AnchorIndex | None):
+        self.pack = pack
+        self.lang = language(pack.raw.get("language", "en"))
+        self.lex = Lexicon.build(pack, self.lang)
+        self.anchors = anchors
+        seasons = {k: v for k, v in (pack.convention("seasons") or {}).items() if isinstance(v, list)}
+        self.time = TimeParser(self.lang, seasons)
+        self.stop = set(self.lang["stopwords"])
+        # words the pack knows are never read as (parts of) place names on their own
+        self.known_words = {t for key in self.lex.phrases for t in key}
+
+    def annotate(self, question: str) -> Annotation:
+        text = normalize(question)
+        toks = text.split()
+        spans = self.time.parse(text)
+        locked = {i for s in spans for i in range(s.start, s.end)}
+        if self.anchors:
+            for m in self.anchors.match(toks, locked, self.pack, self.stop, self.known_words):
+                spans.append(Span(m.start, m.end, "anchor", {"entity": m.entity, "name": m.name, "score": m.score,
+                                                             "others": m.others}, m.text))
+                locked.update(range(m.start, m.end))
+        i = 0
+        while i < len(toks):
+            if i in locked:
+                i += 1
+                continue
+            for n in range(min(self.lex.max_len, len(toks) - i), 0, -1):
+                key = tuple(toks[i:i + n])
+                if any(j in locked for j in range(i, i + n)):
+                    continue
+                items = self.lex.phrases.get(key)
+                if items:
+                    spans.append(Span(i, i + n, items[0][0], items[0][1], " ".join(key), list(items)))
+                    locked.update(range(i, i + n))
+                    i += n
+                    break
+            else:
+                i += 1
+        spans.sort(key=lambda s: s.start)
+        unknown = [t for j, t in enumerate(toks) if j not in locked and t not in self.stop and not t.isdigit()]
+        return Annotation(toks, spans, unknown)

@@ -1,0 +1,354 @@
+"""Compile a repaired frame (following its plan) into one PostGIS SELECT built as a sqlglot AST."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from .errors import CompileError
+from .frame import Frame, Group, Place, Predicate, TimeSpec
+from .pack import Entity, Pack
+from .plan import Plan
+from .text import language
+
+
+@dataclass
+class Compiled:
+    sql: str
+    ast: exp.Expression
+    columns_hint: list[str] = field(default_factory=list)
+    geometry: bool = False
+    order_matters: bool = False
+
+
+def _col(name: str, table: str | None = None) -> exp.Column:
+    return exp.column(name, table=table, quoted=True)
+
+
+def _lit(v) -> exp.Expression:
+    return exp.convert(v)
+
+
+def _table(pack: Pack, ent: Entity, alias: str) -> exp.Expression:
+    return exp.table_(ent.table, db=pack.schema, quoted=True).as_(alias)
+
+
+def _cte_ref(name: str, alias: str | None = None) -> exp.Expression:
+    t = exp.to_table(name)
+    return t.as_(alias) if alias else t
+
+
+class Compiler:
+    def __init__(self, pack: Pack):
+        self.pack = pack
+        self.lang = language(pack.raw.get("language", "en"))
+
+    # ---- expressions over one entity's row alias
+    def time_part(self, ent: Entity, part: str, t: str) -> exp.Expression:
+        tm = ent.time
+        if part == "year" and tm.get("year"):
+            return _col(tm["year"], t)
+        src = tm.get("timestamp") or (tm.get("time") if part == "hour" else tm.get("date"))
+        if not src:
+            raise CompileError(f"{ent.label} records have no {part}")
+        unit = {"year": "YEAR", "month": "MONTH", "dow": "ISODOW", "hour": "HOUR"}[part]
+        return exp.cast(exp.Extract(this=exp.Var(this=unit), expression=_col(src, t)), "int")
+
+    def date_expr(self, ent: Entity, t: str) -> exp.Expression | None:
+        tm = ent.time
+        if tm.get("date"):
+            return _col(tm["date"], t)
+        if tm.get("timestamp"):
+            return exp.cast(_col(tm["timestamp"], t), "date")
+        return None
+
+    def predicate(self, p: Predicate, t: str, ent: Entity) -> exp.Expression:
+        if p.op == "any":
+            return exp.paren(exp.or_(*[self.predicate(q, t, ent) for q in p.any_of]))
+        if p.op == "time":
+            return self.time_cond(ent, TimeSpec(**p.values[0]), t) or exp.true()
+        if p.field not in ent.fields:
+            raise CompileError(f"{ent.label} has no field {p.field}")
+        c = _col(p.field, t)
+        if p.op == "in":
+            return c.isin(*[_lit(v) for v in p.values])
+        if p.op == "not_in":
+            return exp.not_(c.isin(*[_lit(v) for v in p.values]))
+        if p.op == "eq":
+            return exp.EQ(this=c, expression=_lit(p.values[0]))
+        if p.op == "between":
+            return exp.Between(this=c, low=_lit(p.values[0]), high=_lit(p.values[1]))
+        if p.op == "gte":
+            return exp.GTE(this=c, expression=_lit(p.values[0]))
+        if p.op == "lte":
+            return exp.LTE(this=c, expression=_lit(p.values[0]))
+        raise CompileError(f"unknown operator {p.op}")
+
+    def time_cond(self, ent: Entity, ts: TimeSpec, t: str) -> exp.Expression | None:
+        conds: list[exp.Expression] = []
+        d = self.date_expr(ent, t)
+        if ts.date_from or ts.date_to:
+            if d is not None:
+                if ts.date_from:
+                    conds.append(exp.GTE(this=d, expression=exp.cast(_lit(ts.date_from), "date")))
+                if ts.date_to:
+                    conds.append(exp.LTE(this=d.copy(), expression=exp.cast(_lit(ts.date_to), "date")))
+            else:
+                y = self.time_part(ent, "year", t)
+                if ts.date_from:
+                    conds.append(exp.GTE(this=y, expression=_lit(int(ts.date_from[:4]))))
+                if ts.date_to:
+                    conds.append(exp.LTE(this=y.copy(), expression=_lit(int(ts.date_to[:4]))))
+        if ts.years:
+            conds.append(self.time_part(ent, "year", t).isin(*[_lit(int(y)) for y in ts.years]))
+        if ts.months:
+            conds.append(self.time_part(ent, "month", t).isin(*[_lit(int(m)) for m in ts.months]))
+        if ts.isodow:
+            if ent.time.get("dow_label"):
+                names = [self.lang["day_names"][int(x)] for x in ts.isodow]
+                conds.append(_col(ent.time["dow_label"], t).isin(*[_lit(n) for n in names]))
+            else:
+                conds.append(self.time_part(ent, "dow", t).isin(*[_lit(int(x)) for x in ts.isodow]))
+        if ts.hours:
+            conds.append(self.time_part(ent, "hour", t).isin(*[_lit(int(h)) for h in ts.hours]))
+        return exp.and_(*conds) if conds else None
+
+    def place_cond(self, ent: Entity, pl: Place, t: str) -> exp.Expression:
+        """A town/county by the entity's published attribute when it has one, else inside the area's polygon."""
+        area = self.pack.entity(pl.entity)
+        pf = ent.places.get(pl.entity) if pl.entity else None
+        if pf:
+            val = pl.name.upper() if pf.get("case") == "upper" else pl.name.title() if pf.get("case") == "title" else pl.name
+            return exp.EQ(this=_col(pf["field"], t), expression=_lit(val))
+        name_col = area.names[0] if area.names else area.display
+        sub = (exp.select(_lit(1)).from_(_table(self.pack, area, "a"))
+               .where(exp.and_(exp.EQ(this=_col(name_col, "a"), expression=_lit(pl.name)),
+                               exp.func("ST_Intersects", _col("geom", "a"), _col("geom", t)))))
+        return exp.Exists(this=sub)
+
+    def group_expr(self, ent: Entity, g: Group, t: str) -> tuple[exp.Expression, exp.Expression | None, str]:
+        """(value, sort key or None, column name) of one grouping over rows aliased t."""
+        if g.kind == "field":
+            return _col(g.key, t), None, g.key
+        if g.kind == "time":
+            if g.key == "dow":
+                if ent.time.get("dow_label"):
+                    lab = _col(ent.time["dow_label"], t)
+                    order = exp.Case()
+                    for n, name in self.lang["day_names"].items():
+                        order = order.when(exp.EQ(this=lab.copy(), expression=_lit(name)), _lit(int(n)))
+                    return lab, order, "day_of_week"
+                num = self.time_part(ent, "dow", t)
+                case = exp.Case()
+                for n, name in self.lang["day_names"].items():
+                    case = case.when(exp.EQ(this=num.copy(), expression=_lit(int(n))), _lit(name))
+                return case, num, "day_of_week"
+            if g.key == "season":
+                m = self.time_part(ent, "month", t)
+                case, order = exp.Case(), exp.Case()
+                for i, (name, months) in enumerate((k, v) for k, v in self.pack.convention("seasons").items()
+                                                   if isinstance(v, list)):
+                    case = case.when(m.copy().isin(*[_lit(x) for x in months]), _lit(name))
+                    order = order.when(m.copy().isin(*[_lit(x) for x in months]), _lit(i))
+                return case, order, "season"
+            return self.time_part(ent, g.key, t), None, g.key
+        raise CompileError(f"grouping {g.kind} is built by its own node")
+
+    def measure(self, f: Frame, ent: Entity, t: str) -> list[exp.Expression]:
+        m = f.measure.kind
+        if m == "epdo":
+            conv = self.pack.convention("epdo")
+            case = exp.Case()
+            for label, w in conv["weights"].items():
+                labels = self.pack.labels_for(ent, ent.severity_field, [label]) or [label]
+                case = case.when(_col(ent.severity_field, t).isin(*[_lit(x) for x in labels]), _lit(w))
+            case = case.else_(_lit(conv["default_weight"]))
+            return [exp.Sum(this=case).as_("epdo")]
+        count = exp.Count(this=exp.Star())
+        if f.intent == "share":
+            if f.share_of:
+                cond = exp.and_(*[self.predicate(p, t, ent) for p in f.share_of])
+                num = exp.Filter(this=exp.Count(this=exp.Star()), expression=exp.Where(this=cond))
+                pct = exp.Div(this=exp.Mul(this=_lit(100.0), expression=num),
+                              expression=exp.func("NULLIF", count, _lit(0)))
+                return [num.copy().as_("matching"), count.copy().as_("total"), pct.as_("share_pct")]
+            pct = exp.Div(this=exp.Mul(this=_lit(100.0), expression=count),
+                          expression=exp.Window(this=exp.Sum(this=exp.Count(this=exp.Star()))))
+            return [count.copy().as_("count"), pct.as_("share_pct")]
+        return [count.as_("count")]
+
+    # ---- the statement
+    def compile(self, f: Frame, plan: Plan) -> Compiled:
+        p = self.pack
+        ent = p.entity(f.target)
+        ctes: list[tuple[str, exp.Select]] = []
+        load = exp.select(exp.Star()).from_(_table(p, ent, "t"))
+        if ent.where:
+            load = load.where(self.predicate(Predicate(field=ent.where["field"], op="eq", values=[ent.where["eq"]]), "t", ent))
+        ctes.append(("load", load))
+        last = "load"
+        conds = [self.predicate(q, "t", ent) for q in f.filters]
+        tc = self.time_cond(ent, f.time, "t")
+        if tc is not None:
+            conds.append(tc)
+        if conds:
+            ctes.append(("filtered", exp.select(exp.Star()).from_(_cte_ref(last, "t")).where(exp.and_(*conds))))
+            last = "filtered"
+        if f.scope:
+            sc = [self.place_cond(ent, pl, "t") for pl in f.scope]
+            ctes.append(("scoped", exp.select(exp.Star()).from_(_cte_ref(last, "t")).where(exp.and_(*sc))))
+            last = "scoped"
+        support_group = None
+        if f.near:
+            sup = p.entity(f.near.entity)
+            s_sel = exp.select(exp.Star()).from_(_table(p, sup, "s"))
+            sconds = [self.predicate(q, "s", sup) for q in f.near.filters]
+            sconds += [self.place_cond(sup, pl, "s") for pl in f.near.scope]
+            if sup.where:
+                sconds.append(self.predicate(Predicate(field=sup.where["field"], op="eq", values=[sup.where["eq"]]), "s", sup))
+            if f.near.anchor and f.near.anchor.name:
+                names = [exp.EQ(this=_col(c, "s"), expression=_lit(f.near.anchor.name)) for c in sup.names]
+                sconds.append(exp.paren(exp.or_(*names)) if len(names) > 1 else names[0])
+            if sconds:
+                s_sel = s_sel.where(exp.and_(*sconds))
+            ctes.append(("support", s_sel))
+            d = _lit(float(f.near.distance_m or 0))
+            within = exp.func("ST_DWithin", _col("geom", "t"), _col("geom", "s"), d)
+            support_group = next((g for g in f.group_by if g.kind == "support"), None)
+            if f.near.mode == "nearest":
+                dist = exp.func("ST_Distance", _col("geom", "t"), exp.select(exp.func("ST_Collect", _col("geom", "s"))).from_(_cte_ref("support", "s")).subquery())
+                near = (exp.select(exp.Star(), dist.as_("distance_m")).from_(_cte_ref(last, "t"))
+                        .where(exp.Is(this=_col("geom", "t"), expression=exp.null()).not_())
+                        .order_by(exp.Ordered(this=exp.column("distance_m"))).limit(int(f.near.k or 10)))
+            elif support_group:
+                near = (exp.select(_col(sup.display, "s").as_("group_key"), _col(sup.key, "s").as_("group_id"),
+                                   _col(ent.key, "t").as_("fid"))
+                        .from_(_cte_ref("support", "s"))
+                        .join(_cte_ref(last, "t"), on=within, join_type="left"))
+            else:
+                near = (exp.select(exp.Star()).from_(_cte_ref(last, "t"))
+                        .where(exp.Exists(this=exp.select(_lit(1)).from_(_cte_ref("support", "s")).where(within))))
+            ctes.append(("near", near))
+            last = "near"
+        order_matters = False
+        geometry = False
+        if f.compare:
+            parts = []
+            for i, side in enumerate(f.compare):
+                sc = [self.predicate(q, "t", ent) for q in side.filters]
+                stc = self.time_cond(ent, side.time, "t")
+                if stc is not None:
+                    sc.append(stc)
+                sc += [self.place_cond(ent, pl, "t") for pl in side.scope]
+                sel = exp.select(_lit(i + 1).as_("side_order"), _lit(side.label).as_("side"), *self.measure(f, ent, "t"))
+                sel = sel.from_(_cte_ref(last, "t"))
+                if sc:
+                    sel = sel.where(exp.and_(*sc))
+                name = f"side_{i + 1}"
+                ctes.append((name, sel))
+                parts.append(exp.select(exp.Star()).from_(name))
+            union = parts[0]
+            for q in parts[1:]:
+                union = exp.union(union, q, distinct=False)
+            final = exp.select(exp.Star()).from_(union.subquery("sides"))
+            final = final.order_by(exp.column("side_order"))
+            order_matters = True
+        elif f.intent in ("list", "locate"):
+            final = exp.select(exp.Star()).from_(_cte_ref(last, "t"))
+            if f.near and f.near.mode == "nearest":
+                final = final.order_by(exp.column("distance_m"))
+                order_matters = True
+            else:
+                final = final.order_by(_col(ent.key, "t"))
+            geometry = True
+        else:
+            final, order_matters = self._aggregate(f, ent, ctes, last, support_group)
+        q = final
+        for name, sel in ctes:
+            q = q.with_(name, as_=sel)
+        return Compiled(q.sql("postgres", pretty=True), q, geometry=geometry, order_matters=order_matters)
+
+    def _aggregate(self, f: Frame, ent: Entity, ctes: list, last: str, support_group: Group | None):
+        p = self.pack
+        selects: list[exp.Expression] = []
+        group_exprs: list[exp.Expression] = []
+        sorts: list[exp.Expression] = []
+        src = _cte_ref(last, "t")
+        joins = []
+        if support_group:
+            sup = p.entity(support_group.key)
+            selects.append(exp.column("group_key", "t").as_(sup.display if sup.display != "gid" else support_group.key))
+            group_exprs += [exp.column("group_key", "t"), exp.column("group_id", "t")]
+            count = exp.Count(this=exp.column("fid", "t"))
+            measures = [count.as_("count")]
+            if f.measure.kind not in ("count",):
+                raise CompileError("only counts can be grouped by nearby features")
+        else:
+            for g in f.group_by:
+                if g.kind == "area":
+                    area = p.entity(g.key)
+                    name_col = area.names[0] if area.names else area.display
+                    joins.append((_table(p, area, "a"), exp.func("ST_Intersects", _col("geom", "a"), _col("geom", "t"))))
+                    selects.append(_col(name_col, "a").as_(g.key))
+                    group_exprs.append(_col(name_col, "a"))
+                    continue
+                e, sort, name = self.group_expr(ent, g, "t")
+                selects.append(e.as_(name))
+                group_exprs.append(e.copy())
+                if sort is not None:
+                    selects.append(sort.as_(name + "_order"))
+                    group_exprs.append(sort.copy())
+                    sorts.append(name + "_order")
+                elif g.kind == "time":
+                    sorts.append(name)
+            measures = self.measure(f, ent, "t")
+        sel = exp.select(*selects, *measures).from_(src)
+        for tbl, on in joins:
+            sel = sel.join(tbl, on=on)
+        if group_exprs:
+            sel = sel.group_by(*group_exprs)
+        ctes.append(("aggregated", sel))
+        last = "aggregated"
+        value_col = "epdo" if f.measure.kind == "epdo" else "share_pct" if f.intent == "share" else "count"
+        if f.measure.kind == "rate":
+            pop_ent = p.entity(p.convention("population", "entity"))
+            pop_field = p.convention("population", "field")
+            per = f.measure.per or p.convention("population", "per", default=1000)
+            key = next((g for g in f.group_by if g.kind in ("field", "area")), None)
+            name_col = pop_ent.names[0]
+            rate = exp.Div(this=exp.Mul(this=exp.column("count", "g"), expression=_lit(float(per))),
+                           expression=exp.func("NULLIF", _col(pop_field, "p"), _lit(0)))
+            if key:
+                kname = key.key if key.kind == "field" else key.key
+                on = exp.EQ(this=_col(name_col, "p"), expression=exp.column(kname, "g"))
+                rsel = (exp.select(exp.column(kname, "g"), exp.column("count", "g"), _col(pop_field, "p").as_("population"),
+                                   rate.as_("rate_per_" + str(per)))
+                        .from_(_cte_ref(last, "g")).join(_table(p, pop_ent, "p"), on=on))
+            else:
+                town = next((pl for pl in f.scope if pl.entity == pop_ent.name), None)
+                if town is None:
+                    raise CompileError("a rate per residents needs towns")
+                rsel = (exp.select(_lit(town.name).as_(pop_ent.name), exp.column("count", "g"),
+                                   _col(pop_field, "p").as_("population"), rate.as_("rate_per_" + str(per)))
+                        .from_(_cte_ref(last, "g")).join(_table(p, pop_ent, "p"),
+                                                         on=exp.EQ(this=_col(name_col, "p"), expression=_lit(town.name))))
+            ctes.append(("rated", rsel))
+            last = "rated"
+            value_col = "rate_per_" + str(per)
+        final = exp.select(exp.Star()).from_(_cte_ref(last, "r"))
+        order_matters = False
+        if f.rank:
+            direction = f.rank.order == "desc"
+            label_cols = [s.alias_or_name for s in selects if not s.alias_or_name.endswith("_order")]
+            final = final.order_by(exp.Ordered(this=exp.column(value_col, "r"), desc=direction, nulls_first=False),
+                                   *[exp.column(c, "r") for c in label_cols])
+            if f.rank.limit:
+                final = final.limit(int(f.rank.limit))
+            order_matters = True
+        elif sorts:
+            final = final.order_by(*[exp.column(c, "r") for c in sorts])
+            order_matters = f.intent == "trend"
+        elif f.group_by or support_group:
+            final = final.order_by(exp.Ordered(this=exp.column(value_col, "r"), desc=True),
+                                   *[exp.column(s.alias_or_name, "r") for s in selects])
+        return final, order_matters

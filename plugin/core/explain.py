@@ -1,0 +1,80 @@
+"""Plain-language answer: one sentence with the key numbers and one honest caveat."""
+from __future__ import annotations
+
+from .frame import Frame
+from .pack import Pack
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float):
+        return f"{v:,.2f}".rstrip("0").rstrip(".") if abs(v) < 1000 else f"{v:,.0f}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return str(v).strip()
+
+
+def _lab(v) -> str:
+    return str(v).strip() if v is not None else "(none)"
+
+
+def describe(pack: Pack, f: Frame) -> str:
+    """'pedestrian Cambridge police crash reports within 150 m of schools in 2015' from the frame."""
+    ent = pack.entity(f.target)
+    words = [p.text for p in f.filters if p.text]
+    parts = [(" ".join(words) + " " if words else "") + ent.plural]
+    if f.near:
+        sup = pack.entity(f.near.entity)
+        what = f.near.anchor.name if f.near.anchor else " ".join([p.text for p in f.near.filters if p.text] + [sup.plural])
+        rel = "along" if f.near.mode == "along" else "nearest to" if f.near.mode == "nearest" else "within"
+        parts.append(f"{rel} {f.near.distance_m:g} m of {what}" if f.near.mode != "nearest" else f"{rel} {what}")
+    for pl in f.scope:
+        parts.append(f"in {pl.name.title() if pl.name.isupper() else pl.name}")
+    if f.time.text:
+        parts.append(" ".join(f.time.text))
+    elif f.time.years:
+        parts.append("in " + ", ".join(map(str, f.time.years)))
+    return " ".join(parts)
+
+
+def explain(pack: Pack, f: Frame, columns: list[str], rows: list, value_col: int | None, notes: list[str],
+            truncated: bool) -> str:
+    what = describe(pack, f)
+    if f.intent in ("list", "locate"):
+        s = f"Found {len(rows):,}{'+' if truncated else ''} {what}."
+    elif f.compare:
+        vals = [(r[columns.index("side")], r[value_col]) for r in rows]
+        s = "; ".join(f"{lab}: {_fmt(v)}" for lab, v in vals)
+        if len(vals) == 2 and isinstance(vals[0][1], (int, float)) and isinstance(vals[1][1], (int, float)):
+            a, b = vals[0][1] or 0, vals[1][1] or 0
+            pct = f" ({(b - a) / a * 100:+.0f}%)" if a else ""
+            s += f"; difference {_fmt(b - a)}{pct}"
+        s = f"{what[0].upper() + what[1:]}: {s}."
+    elif not rows:
+        s = f"No {what} were found."
+    elif len(rows) == 1 and value_col is not None and len(columns) <= 4 and not f.group_by:
+        v = rows[0][value_col]
+        if f.intent == "share":
+            s = f"{_fmt(v)}% of {what} ({_fmt(rows[0][0])} of {_fmt(rows[0][1])})." if v is not None else f"No {what}."
+        elif f.measure.kind == "epdo":
+            s = f"The EPDO score of {what} is {_fmt(v)}."
+        elif f.measure.kind == "rate":
+            s = f"{_fmt(v)} {what} per {f.measure.per:,} residents."
+        else:
+            s = f"There were {_fmt(v)} {what}."
+    else:
+        label = 0
+        top = rows[0]
+        if f.intent == "trend":
+            first, last = rows[0], rows[-1]
+            peak = max(rows, key=lambda r: r[value_col] or 0)
+            s = (f"{what[0].upper() + what[1:]} by {columns[label]}: {_lab(first[label])}: {_fmt(first[value_col])}, "
+                 f"{_lab(last[label])}: {_fmt(last[value_col])}; peak {_lab(peak[label])} ({_fmt(peak[value_col])}).")
+        else:
+            shown = ", ".join(f"{_lab(r[label])} ({_fmt(r[value_col])})" for r in rows[:5])
+            s = f"{what[0].upper() + what[1:]} by {columns[label].replace('_', ' ')}: {shown}" + \
+                (f" and {len(rows) - 5} more." if len(rows) > 5 else ".")
+            if f.rank and f.rank.limit == 1:
+                s = f"{_lab(top[label])} has the {'most' if f.rank.order == 'desc' else 'fewest'} {what} ({_fmt(top[value_col])})."
+    if notes:
+        s += " Note: " + notes[0] + "."
+    return s

@@ -1,0 +1,271 @@
+"""One pipeline for the CLI and the dock: link, interpret, repair, plan, compile, guard, execute, verify, explain, record."""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from sqlglot import exp
+
+from .anchors import AnchorIndex
+from .annotate import Annotator
+from .compile_sql import Compiler
+from .errors import CompileError, ExecutionError, MapAskError
+from .execute import Executor
+from .explain import explain
+from .frame import Frame, frame_from_dict
+from .guard import Guard
+from .interpret_rules import interpret
+from .pack import Pack, load_pack, pack_summary
+from .plan import plan as make_plan
+from .repair import Repairer
+from .text import language
+from .verify import verify
+
+MAX_QUESTION_CHARS = 1000
+STAGES = ("link", "interpret", "repair", "plan", "compile", "guard", "execute", "verify", "explain")
+
+
+@dataclass
+class Answer:
+    question: str
+    status: str = "error"           # answered | clarify | refused | error
+    answer: str = ""
+    columns: list[str] = field(default_factory=list)
+    rows: list[list] = field(default_factory=list)
+    sql: str = ""
+    frame: dict = field(default_factory=dict)
+    repairs: list[dict] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    confidence: float | None = None
+    features: list[dict] = field(default_factory=list)
+    clarify: list[dict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    guard: dict = field(default_factory=dict)
+    plan: list[dict] = field(default_factory=list)
+    truncated: bool = False
+    geometry_column: str | None = None
+    order_matters: bool = False
+    result_hash: str = ""
+    error: str = ""
+    unknown: list[str] = field(default_factory=list)
+
+    def public(self) -> dict:
+        """The CLI's JSON contract (rows without geometry, which maps take from `sql`)."""
+        keep = [i for i, c in enumerate(self.columns) if c != self.geometry_column]
+        return {"status": self.status, "answer": self.answer, "columns": [self.columns[i] for i in keep],
+                "rows": [[r[i] for i in keep] for r in self.rows], "sql": self.sql, "frame": self.frame,
+                "repairs": self.repairs, "timings_ms": self.timings_ms}
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, (dt.date, dt.datetime, dt.time)):
+        return v.isoformat()
+    if hasattr(v, "is_finite"):  # Decimal
+        return float(v)
+    if isinstance(v, memoryview):
+        return bytes(v).hex()
+    return v
+
+
+def result_hash(columns: list[str], rows: list[list]) -> str:
+    """Order-insensitive hash of the normalised result: same data, same answer, same hash."""
+    norm = sorted(json.dumps([round(x, 6) if isinstance(x, float) else x for x in r], default=str) for r in rows)
+    return hashlib.sha256(json.dumps([sorted(columns), norm]).encode()).hexdigest()[:16]
+
+
+class Pipeline:
+    def __init__(self, pack: Pack | str | Path, dsn: str, executor: Executor | None = None,
+                 audit: Callable[[dict], None] | None = None):
+        self.pack = pack if isinstance(pack, Pack) else load_pack(pack)
+        self.executor = executor or Executor(dsn)
+        self.guard = Guard(self.pack)
+        self.compiler = Compiler(self.pack)
+        self.repairer = Repairer(self.pack)
+        self.audit = audit
+        self._annotator: Annotator | None = None
+        self.lang = language(self.pack.raw.get("language", "en"))
+
+    # anchors come from the database once, through the same guard and read-only executor
+    def annotator(self) -> Annotator:
+        if self._annotator is None:
+            def fetch(table: str, column: str, entity: str) -> list[str]:
+                q = (exp.select(exp.column(column, quoted=True)).distinct()
+                     .from_(exp.table_(table, db=self.pack.schema, quoted=True))
+                     .where(exp.column(column, quoted=True).is_(exp.null()).not_()))
+                rep = self.guard.check(q.sql("postgres"))
+                if not rep.ok:
+                    raise MapAskError(f"anchor query refused: {rep.reason}")
+                return [r[0] for r in self.executor.run(rep.sql, cap=20000).rows]
+            self._annotator = Annotator(self.pack, AnchorIndex.build(self.pack, fetch))
+        return self._annotator
+
+    def ask(self, question: str, previous: Frame | None = None, frame: Frame | None = None) -> Answer:
+        a = Answer(question=question)
+        try:
+            self._ask(a, question, previous, frame)
+        except ExecutionError as e:
+            a.status, a.error = "error", f"{e.kind}: {e}"
+            a.answer = f"The database could not answer: {e}"
+        except MapAskError as e:
+            a.status, a.error, a.answer = "error", str(e), f"MapAsk could not answer: {e}"
+        except Exception as e:  # never lose the audit entry, whatever failed
+            a.status, a.error = "error", f"{type(e).__name__}: {e}"
+            a.answer = "MapAsk hit an internal error; the details are in the audit entry."
+        if self.audit:
+            self.audit(self.audit_entry(a))
+        return a
+
+    def _ask(self, a: Answer, question: str, previous: Frame | None, given: Frame | None) -> None:
+        t = a.timings_ms
+        clock = time.perf_counter
+        q = (question or "").strip()
+        if given is None:
+            if not q:
+                a.status = "clarify"
+                a.answer = "Please type a question. " + pack_summary(self.pack)
+                return
+            if len(q) > MAX_QUESTION_CHARS:
+                a.status = "refused"
+                a.answer = (f"The question is {len(q):,} characters long; MapAsk takes one question of at most "
+                            f"{MAX_QUESTION_CHARS:,} characters at a time.")
+                return
+            t0 = clock()
+            ann = self.annotator().annotate(q)
+            t["link"] = (clock() - t0) * 1000
+            t0 = clock()
+            frame = interpret(ann, self.pack, q)
+            if previous is not None:
+                frame = _follow_up(previous, frame)
+            t["interpret"] = (clock() - t0) * 1000
+            a.unknown = list(ann.unknown)
+            refusal = self._understood(ann, frame)
+            if refusal:
+                a.status, a.answer = "clarify", refusal
+                a.frame = frame.to_dict()
+                return
+        else:
+            frame = given
+        t0 = clock()
+        rep = self.repairer.run(frame)
+        t["repair"] = (clock() - t0) * 1000
+        f = rep.frame
+        a.frame, a.repairs, a.notes = f.to_dict(), [asdict(r) for r in rep.repairs], rep.notes
+        if rep.clarify:
+            a.status, a.clarify = "clarify", rep.clarify
+            c = rep.clarify[0]
+            a.answer = f"'{c['text']}' could mean: " + ", ".join(c["choices"][:5]) + ". Which one?"
+            return
+        if rep.problems:
+            a.status = "clarify"
+            a.answer = "MapAsk cannot answer this as asked: " + "; ".join(rep.problems) + ". " + pack_summary(self.pack)
+            return
+        t0 = clock()
+        p = make_plan(f)
+        a.plan = p.to_dict()
+        t["plan"] = (clock() - t0) * 1000
+        t0 = clock()
+        compiled = self.compiler.compile(f, p)
+        t["compile"] = (clock() - t0) * 1000
+        t0 = clock()
+        g = self.guard.check(compiled.sql)
+        t["guard"] = (clock() - t0) * 1000
+        a.guard = g.to_dict()
+        a.sql = g.sql or compiled.sql
+        if not g.ok:
+            a.status, a.answer = "refused", f"The query was refused by the guard ({g.code}): {g.reason}"
+            return
+        t0 = clock()
+        res = self.executor.run(g.sql)
+        t["execute"] = (clock() - t0) * 1000
+        a.columns = res.columns
+        a.rows = [[_jsonable(v) for v in r] for r in res.rows]
+        a.truncated = res.truncated
+        a.order_matters = compiled.order_matters
+        a.geometry_column = "geom" if "geom" in res.columns else None
+        t0 = clock()
+        value_col = _value_col(a.columns, f)
+        v = verify(self.pack, a.unknown, rep.repairs, rep.notes, rep.clarify, a.rows, a.truncated, value_col)
+        a.confidence, a.features = v.confidence, [x.__dict__ for x in v.features]
+        t["verify"] = (clock() - t0) * 1000
+        t0 = clock()
+        a.answer = explain(self.pack, f, a.columns, a.rows, value_col, rep.notes, a.truncated)
+        if a.unknown:
+            a.answer += f" (Words not understood: {', '.join(a.unknown)}.)"
+        t["explain"] = (clock() - t0) * 1000
+        a.result_hash = result_hash(a.columns, a.rows)
+        a.status = "answered"
+
+    def _understood(self, ann, frame: Frame) -> str | None:
+        """A plain reason to ask back when too little of the question was understood, else None."""
+        known = [s for s in ann.spans if s.kind not in ("cue", "timepart")]
+        content = [t for t in ann.tokens if t not in self.lang["stopwords"] and not t.isdigit()]
+        ins = set(self.lang["cues"]["in"])
+        for i, tok in enumerate(ann.tokens):
+            if tok in ann.unknown and i > 0 and ann.tokens[i - 1] in ins:
+                return (f"MapAsk found no place or feature named '{tok}' in this pack. "
+                        + pack_summary(self.pack))
+        heads = [s for s in ann.spans if s.kind == "entity"]
+        for h in heads:
+            near = [ann.tokens[i] for i in (h.start - 1, h.end) if 0 <= i < len(ann.tokens)]
+            odd = [t for t in near if t in ann.unknown]
+            if odd and frame.measure.kind == "count" and frame.intent in ("list", "count"):
+                ent = self.pack.entities.get(h.value) if isinstance(h.value, str) else None
+                return (f"MapAsk does not know '{odd[0]}' for {ent.plural if ent else 'these records'}: it can count, "
+                        "list and map them, weigh them by severity (EPDO), give shares, rates per residents, "
+                        "comparisons and trends. " + pack_summary(self.pack))
+        if not known and not frame.target:
+            return "MapAsk could not find anything it knows in this question. " + pack_summary(self.pack)
+        if content and len(ann.unknown) / len(content) > 0.5:
+            return (f"MapAsk did not understand: {', '.join(ann.unknown[:8])}. " + pack_summary(self.pack))
+        if ann.unknown and not frame.target and frame.intent in ("count", "list") and not frame.filters \
+                and not frame.scope and frame.near is None and frame.time.empty():
+            return f"MapAsk did not understand: {', '.join(ann.unknown[:8])}. " + pack_summary(self.pack)
+        return None
+
+    def audit_entry(self, a: Answer) -> dict:
+        return {"time": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "question": a.question,
+                "pack": {"id": self.pack.id, "version": self.pack.version, "hash": self.pack.content_hash},
+                "model": None, "status": a.status, "answer": a.answer, "frame": a.frame, "repairs": a.repairs,
+                "plan": a.plan, "sql": a.sql, "guard": a.guard, "timings_ms": a.timings_ms,
+                "row_count": len(a.rows), "truncated": a.truncated, "result_hash": a.result_hash,
+                "confidence": a.confidence, "features": a.features, "error": a.error, "notes": a.notes}
+
+    def replay(self, entry: dict) -> Answer:
+        """Re-run a recorded final frame without any interpreter; compare result hashes."""
+        return self.ask(entry.get("question", ""), frame=frame_from_dict(entry["frame"]))
+
+
+def _value_col(columns: list[str], f: Frame) -> int | None:
+    for name in ("share_pct", "epdo") + tuple(c for c in columns if c.startswith("rate_per_")) + ("count",):
+        if name in columns:
+            return columns.index(name)
+    return None
+
+
+def _follow_up(prev: Frame, new: Frame) -> Frame:
+    """'only at night', 'now for 2016': keep the previous question and apply what the new one says."""
+    import copy
+    f = copy.deepcopy(prev)
+    if new.target and new.target != prev.target and not new.filters and new.time.empty():
+        f.target = new.target
+    f.filters += new.filters
+    if not new.time.empty():
+        f.time = new.time
+    if new.scope:
+        if new.compare or new.intent == "compare":
+            f.compare, f.intent = new.compare, "compare"
+        else:
+            f.scope = new.scope
+    if new.group_by:
+        f.group_by = new.group_by
+    if new.near:
+        f.near = new.near
+    if new.compare:
+        f.compare, f.intent = new.compare, "compare"
+    f.notes = prev.notes + ["follow-up"]
+    return f

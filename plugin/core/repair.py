@@ -1,0 +1,367 @@
+"""Validation and repair: make any interpreter's frame conform to the pack, logging every change as a Repair."""
+from __future__ import annotations
+
+import copy
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .frame import INTENTS, Frame, Group, Measure, Place, Predicate, TimeSpec
+from .pack import Entity, Pack, norm_label
+
+
+@dataclass
+class Repair:
+    code: str
+    path: str
+    before: Any
+    after: Any
+    reason: str
+
+
+@dataclass
+class RepairResult:
+    frame: Frame
+    repairs: list[Repair] = field(default_factory=list)
+    clarify: list[dict] = field(default_factory=list)   # choices for the user
+    problems: list[str] = field(default_factory=list)   # what stops an answer
+    notes: list[str] = field(default_factory=list)      # caveats for the answer
+
+
+class Repairer:
+    def __init__(self, pack: Pack):
+        self.pack = pack
+
+    def run(self, frame: Frame) -> RepairResult:
+        f = copy.deepcopy(frame)
+        r = RepairResult(f)
+        log = lambda code, path, before, after, reason: r.repairs.append(
+            Repair(code, path, _plain(before), _plain(after), reason))
+        if f.intent not in INTENTS:
+            log("intent", "intent", f.intent, "list", "unknown intent")
+            f.intent = "list"
+        self._choose_entity(f, log, r)
+        if not f.target:
+            return r
+        ent = self.pack.entity(f.target)
+        f.filters = self._resolve_preds(ent, f.filters, "filters", log, r)
+        f.share_of = self._resolve_preds(ent, f.share_of, "share_of", log, r)
+        for i, side in enumerate(f.compare):
+            side.filters = self._resolve_preds(ent, side.filters, f"compare[{i}].filters", log, r)
+            self._resolve_time(ent, side.time, f"compare[{i}].time", log, r)
+            side.scope = self._resolve_scope(ent, side.scope, f"compare[{i}].scope", log, r)
+        self._resolve_time(ent, f.time, "time", log, r)
+        f.scope = self._resolve_scope(ent, f.scope, "scope", log, r)
+        self._resolve_near(f, log, r)
+        self._resolve_groups(ent, f, log, r)
+        self._resolve_measure(ent, f, log, r)
+        self._structure(f, log, r)
+        return r
+
+    # ---- entity
+    def _choose_entity(self, f: Frame, log, r: RepairResult) -> None:
+        p = self.pack
+        said = f.target if f.target in p.entities else None
+        if f.target and not said:
+            log("entity_unknown", "target", f.target, None, "the pack has no such entity")
+        if said and not p.entities[said].time:
+            cands = [said]
+        else:
+            family = {said} if said else set()
+            base = said or p.default_entity
+            for e in p.entities.values():
+                if e.time and (e.shares_words_with == base or e.name == base or
+                               (said is None) or p.entities[base].shares_words_with == e.name):
+                    family.add(e.name)
+            cands = sorted(family, key=p.priority)
+        scored = [(self._fit(p.entities[c], f) + (0.5 if c == said else 0), -p.priority(c), c) for c in cands]
+        scored.sort(reverse=True)
+        best = scored[0][2] if scored else p.default_entity
+        if best != f.target:
+            why = "it is the only source that can answer every part of the question" if len(scored) > 1 and \
+                scored[0][0] > scored[1][0] else "the pack's default source for this kind of question"
+            log("entity", "target", f.target or None, best, f"used {p.entities[best].label}: {why}")
+        f.target = best
+
+    def _fit(self, e: Entity, f: Frame) -> float:
+        """How well an entity can express the frame: +1 per expressible part, -5 per impossible part."""
+        score = 0.0
+        preds = f.filters + f.share_of + [q for s in f.compare for q in s.filters]
+        for q in preds:
+            if q.concept:
+                score += 1 if q.concept in self.pack.concepts and e.name in self.pack.concepts[q.concept].where else -5
+            elif q.field:
+                score += 1 if (q.entity in (None, e.name) and q.field in e.fields) or \
+                    self._same_field(e, q) else -5
+        times = [f.time] + [s.time for s in f.compare]
+        years = e.years()
+        for t in times:
+            if t.hours and not (e.time.get("time") or e.time.get("timestamp")):
+                score -= 5
+            if (t.months or t.date_from or t.date_to) and not (e.time.get("date") or e.time.get("timestamp")):
+                score -= 1 if not t.months else 5
+            if years and t.years and any(y < years[0] or y > years[1] for y in t.years):
+                score -= 3
+            if years and t.date_from and int(t.date_from[:4]) > years[1]:
+                score -= 3
+            if years and t.date_to and int(t.date_to[:4]) < years[0]:
+                score -= 3
+        town = e.coverage.get("town")
+        for pl in f.scope + [pl for s in f.compare for pl in s.scope]:
+            if town and pl.entity and self.pack.entities.get(pl.entity) and \
+                    self.pack.entities[pl.entity].coverage.get("town") is None and \
+                    norm_label(pl.name or "") != norm_label(town):
+                score -= 5
+        for g in f.group_by:
+            if g.kind == "field" and not any(k.split(".")[1] in e.fields and k.split(".")[0] == e.name
+                                             for k in g.key.split("|")):
+                score -= 2
+        return score
+
+    def _same_field(self, e: Entity, q: Predicate) -> bool:
+        src = self.pack.entities.get(q.entity or "")
+        if not src or q.field not in src.fields:
+            return False
+        label = src.fields[q.field].label
+        return any(f.label == label for f in e.fields.values())
+
+    # ---- predicates
+    def _resolve_preds(self, ent: Entity, preds: list[Predicate], path: str, log, r: RepairResult) -> list[Predicate]:
+        out = []
+        for i, q in enumerate(preds):
+            res = self._resolve_pred(ent, q, f"{path}[{i}]", log, r)
+            if res is not None:
+                out.append(res)
+        return out
+
+    def _resolve_pred(self, ent: Entity, q: Predicate, path: str, log, r: RepairResult) -> Predicate | None:
+        if q.op == "time":
+            return q
+        if q.concept:
+            c = self.pack.concepts.get(q.concept)
+            where = c.where.get(ent.name) if c else None
+            if where is None:
+                r.notes.append(f"'{q.text or q.concept}' cannot be applied to {ent.plural}: left out")
+                r.problems.append(f"'{q.text or q.concept}' is not recorded for {ent.plural}")
+                log("filter_dropped", path, q.concept, None, f"{ent.label} records have no field for '{q.text}'")
+                return None
+            parts = where.get("any", [where])
+            built = [self._from_where(ent, w, q.text, path, log, r) for w in parts]
+            built = [b for b in built if b]
+            if not built:
+                return None
+            if len(built) == 1:
+                built[0].concept = q.concept
+                return built[0]
+            return Predicate(op="any", any_of=built, concept=q.concept, text=q.text, entity=ent.name)
+        if q.entity and q.entity != ent.name:
+            src = self.pack.entities.get(q.entity)
+            label = src.fields[q.field].label if src and q.field in src.fields else None
+            match = next((f for f in ent.fields.values() if label and f.label == label), None)
+            if match is None:
+                r.notes.append(f"'{q.text or q.field}' cannot be applied to {ent.plural}: left out")
+                r.problems.append(f"'{q.text or q.field}' is not recorded for {ent.plural}")
+                log("filter_dropped", path, f"{q.entity}.{q.field}", None, f"{ent.label} has no such field")
+                return None
+            log("filter_moved", path, f"{q.entity}.{q.field}", f"{ent.name}.{match.name}",
+                f"the same field on {ent.label}")
+            q = Predicate(field=match.name, op=q.op, values=q.values, entity=ent.name, text=q.text)
+        return self._from_where(ent, {"field": q.field, q.op: q.values}, q.text, path, log, r)
+
+    def _from_where(self, ent: Entity, w: dict, text: str, path: str, log, r) -> Predicate | None:
+        fname = w["field"]
+        f = ent.fields.get(fname)
+        if f is None:
+            log("filter_dropped", path, fname, None, f"{ent.label} has no field '{fname}'")
+            return None
+        for op in ("in", "has", "not_in"):
+            if op in w:
+                vals = list(w[op])
+                if f.kind == "coded" and f.codes:
+                    labels = self.pack.labels_for(ent, fname, vals, "has" if op == "has" else "in")
+                    if not labels:
+                        log("filter_dropped", path, vals, None, f"no published label of {f.label} matches")
+                        r.notes.append(f"no {f.label} value matches '{text}'")
+                        return None
+                    if sorted(labels) != sorted(vals):
+                        log("value_normalised", path, vals, labels, f"published labels of {f.label}")
+                    return Predicate(field=fname, op="not_in" if op == "not_in" else "in", values=labels,
+                                     entity=ent.name, text=text)
+                return Predicate(field=fname, op="in" if op != "not_in" else "not_in", values=vals,
+                                 entity=ent.name, text=text)
+        if "eq" in w:
+            return Predicate(field=fname, op="eq", values=[w["eq"]], entity=ent.name, text=text)
+        if "range" in w:
+            return Predicate(field=fname, op="between", values=list(w["range"]), entity=ent.name, text=text)
+        return None
+
+    # ---- time
+    def _resolve_time(self, ent: Entity, t: TimeSpec, path: str, log, r: RepairResult) -> None:
+        years = ent.years()
+        if (t.latest_year or t.last_n_years) and years:
+            n = 1 if t.latest_year else t.last_n_years
+            new = list(range(years[1] - n + 1, years[1] + 1))
+            log("time_relative", path, "latest year" if t.latest_year else f"last {n} years", new,
+                f"relative to the latest year in {ent.label} records ({years[1]})")
+            t.years, t.latest_year, t.last_n_years = new, False, None
+        if t.hours and not (ent.time.get("time") or ent.time.get("timestamp")):
+            log("time_dropped", path + ".hours", t.hours, [], f"{ent.label} records have no time of day")
+            r.problems.append(f"{ent.plural} have no time of day")
+            t.hours = []
+        if t.months and not (ent.time.get("date") or ent.time.get("timestamp")):
+            log("time_dropped", path + ".months", t.months, [], f"{ent.label} records have no month")
+            r.problems.append(f"{ent.plural} have no month")
+            t.months = []
+        if years:
+            asked = set(t.years)
+            if t.date_from:
+                asked.add(int(t.date_from[:4]))
+            if t.date_to:
+                asked.add(int(t.date_to[:4]))
+            outside = sorted(y for y in asked if y < years[0] or y > years[1])
+            if outside and all(y < years[0] or y > years[1] for y in (t.years or outside)):
+                r.notes.append(f"{ent.plural} cover {years[0]}-{years[1]} only; {outside} is outside that range")
+
+    # ---- places
+    def _resolve_scope(self, ent: Entity, places: list[Place], path: str, log, r: RepairResult) -> list[Place]:
+        out = []
+        for i, pl in enumerate(places):
+            if pl.candidates and pl.score < 100:
+                r.clarify.append({"text": pl.text, "choices": [pl.name] + [c["name"] for c in pl.candidates]})
+            area = self.pack.entities.get(pl.entity or "")
+            town = ent.coverage.get("town")
+            if area and town and area.coverage.get("town") is None and norm_label(pl.name) == norm_label(town):
+                log("scope_satisfied", f"{path}[{i}]", pl.name, None,
+                    f"every {ent.label} record is in {pl.name.title()} already")
+                continue
+            if area and town and area.coverage.get("town") is None:
+                r.problems.append(f"{ent.plural} only cover {town.title()}, not {pl.name.title()}")
+            if pl.score < 100:
+                log("anchor_fuzzy", f"{path}[{i}]", pl.text, pl.name, f"closest name ({pl.score:.0f}/100)")
+            out.append(pl)
+        return out
+
+    def _resolve_near(self, f: Frame, log, r: RepairResult) -> None:
+        n = f.near
+        if n is None:
+            return
+        if n.entity is None and n.anchor is None:
+            log("near_dropped", "near", "near", None, "a distance without anything to measure it from")
+            f.near = None
+            r.notes.append("a distance was given without a place or feature to measure from: ignored")
+            return
+        if n.anchor and n.anchor.candidates and n.anchor.score < 100:
+            r.clarify.append({"text": n.anchor.text, "choices": [n.anchor.name] + [c["name"] for c in n.anchor.candidates]})
+        if n.anchor and n.anchor.score < 100:
+            log("anchor_fuzzy", "near.anchor", n.anchor.text, n.anchor.name, f"closest name ({n.anchor.score:.0f}/100)")
+        if n.distance_m is None and n.mode != "nearest":
+            key = "default_along_m" if n.mode == "along" else "default_near_m"
+            d = float(self.pack.convention("distance", key, default=100))
+            log("distance_default", "near.distance_m", None, d, f"no distance given: the pack's default of {d:g} m")
+            r.notes.append(f"no distance was given, so {d:g} m was used")
+            n.distance_m = d
+        sup = self.pack.entity(n.entity)
+        n.filters = self._resolve_preds(sup, n.filters, "near.filters", log, r)
+        n.scope = self._resolve_scope(sup, n.scope, "near.scope", log, r)
+        if f.target == n.entity:
+            r.problems.append(f"the question relates {sup.plural} to themselves")
+
+    # ---- groups and measures
+    def _resolve_groups(self, ent: Entity, f: Frame, log, r: RepairResult) -> None:
+        out: list[Group] = []
+        for i, g in enumerate(f.group_by):
+            if g.kind == "field":
+                keys = [k.split(".") for k in g.key.split("|")]
+                own = [fn for en, fn in keys if en == ent.name and fn in ent.fields]
+                if not own:
+                    labels = {self.pack.entities[en].fields[fn].label for en, fn in keys if en in self.pack.entities}
+                    own = [fn for fn, fd in ent.fields.items() if fd.label in labels]
+                if not own:
+                    place = next((self.pack.entities[en].fields[fn].place for en, fn in keys
+                                  if en in self.pack.entities), None)
+                    area = next((e for e in self.pack.entities.values() if e.area and place and e.name == place), None)
+                    if area:
+                        out.append(Group("area", area.name))
+                        log("group_spatial", f"group_by[{i}]", g.key, area.name, f"{ent.label} has no {place} field")
+                        continue
+                    log("group_dropped", f"group_by[{i}]", g.key, None, f"{ent.label} has no such field")
+                    r.problems.append(f"{ent.plural} cannot be grouped by {g.key.split('.')[-1]}")
+                    continue
+                ng = Group("field", own[0])
+                if ng.key != g.key:
+                    log("group_field", f"group_by[{i}]", g.key, ng.key, f"the field of {ent.label}")
+                out.append(ng)
+            elif g.kind == "area":
+                area = self.pack.entities.get(g.key)
+                pf = ent.places.get(g.key)
+                if pf:
+                    log("group_field", f"group_by[{i}]", g.key, pf["field"], f"{ent.label} records name their {g.key}")
+                    out.append(Group("field", pf["field"]))
+                elif area and ent.coverage.get("town") and area.coverage.get("town") is None:
+                    r.problems.append(f"every {ent.label} record is in one {area.label}; grouping by it says little")
+                    out.append(g)
+                else:
+                    out.append(g)
+            elif g.kind == "support":
+                if f.near is None:
+                    d = float(self.pack.convention("distance", "default_near_m", default=100))
+                    from .frame import Near
+                    f.near = Near(entity=g.key, distance_m=d, mode="within")
+                    log("near_added", "near", None, {"entity": g.key, "distance_m": d},
+                        f"grouping by {g.key} needs a distance: the pack's default {d:g} m")
+                    r.notes.append(f"crashes were linked to the nearest-lying {self.pack.entity(g.key).plural} within {d:g} m")
+                elif f.near.entity != g.key:
+                    log("group_dropped", f"group_by[{i}]", g.key, None, "grouping by a feature class not in the question")
+                    continue
+                out.append(g)
+            elif g.kind == "time":
+                if g.key in ("hour",) and not (ent.time.get("time") or ent.time.get("timestamp")):
+                    r.problems.append(f"{ent.plural} have no time of day")
+                    continue
+                if g.key in ("month", "season") and not (ent.time.get("date") or ent.time.get("timestamp")):
+                    r.problems.append(f"{ent.plural} have no month")
+                    continue
+                out.append(g)
+        f.group_by = out
+
+    def _resolve_measure(self, ent: Entity, f: Frame, log, r: RepairResult) -> None:
+        m = f.measure
+        if m.kind == "epdo" and not ent.severity_field:
+            log("measure", "measure.kind", "epdo", "count", f"{ent.label} records have no severity")
+            r.problems.append(f"EPDO needs crash severity, which {ent.plural} do not record")
+            f.measure = Measure("count")
+        if m.kind == "rate":
+            pop = self.pack.convention("population", "entity")
+            if not any(g.kind in ("field", "area") and (g.key == pop or ent.places.get(pop, {}).get("field") == g.key)
+                       for g in f.group_by) and not any(pl.entity == pop for pl in f.scope) and \
+                    not any(pl.entity == pop for s in f.compare for pl in s.scope):
+                pf = ent.places.get(pop)
+                g = Group("field", pf["field"]) if pf else Group("area", pop)
+                log("group_added", "group_by", None, asdict(g), "a rate per residents is computed per town")
+                f.group_by.append(g)
+
+    def _structure(self, f: Frame, log, r: RepairResult) -> None:
+        if f.intent == "compare" and len(f.compare) < 2:
+            log("compare_dropped", "compare", len(f.compare), 0, "a comparison needs two sides")
+            f.intent, f.compare = "count", []
+        if f.intent == "rank" and not f.group_by:
+            if f.near and f.near.entity:
+                f.group_by.append(Group("support", f.near.entity))
+                log("group_added", "group_by", None, {"kind": "support", "key": f.near.entity},
+                    "a ranking needs something to rank")
+            else:
+                log("rank_dropped", "rank", "rank", None, "a ranking needs a grouping: listed instead")
+                f.intent, f.rank = "list", None
+        if f.rank and f.rank.limit is None and f.intent == "rank":
+            f.rank.limit = 10
+            log("rank_limit", "rank.limit", None, 10, "no number given: top 10")
+        if f.intent == "share" and not f.share_of and not f.group_by:
+            r.problems.append("a share needs a condition (e.g. 'share of crashes at night')")
+        if f.intent == "trend" and not any(g.kind == "time" for g in f.group_by):
+            f.group_by.append(Group("time", "year"))
+
+
+def _plain(v: Any) -> Any:
+    try:
+        return asdict(v)
+    except TypeError:
+        return v

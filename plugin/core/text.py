@@ -1,0 +1,48 @@
+"""Text normalisation and tokenising shared by the interpreter and the anchor index."""
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+_UNIT_GLUE = re.compile(r"(?<=\d)(m|ft|km|mi|feet|foot|meters|metres|meter|metre|yds|yards|pm|am|st|nd|rd|th|s)\b")
+
+
+def normalize(text: str) -> str:
+    """Lower-case, unify punctuation, split glued units ('150m' -> '150 m'), drop thousands separators."""
+    t = unicodedata.normalize("NFKC", text).casefold()
+    t = t.replace("\u2019", "'").replace("\u2018", "'").replace("&", " and ")
+    t = re.sub(r"(?<=\d),(?=\d{3}\b)", "", t)
+    t = re.sub(r"(?<=\d)\.(?=\d)", "\x00", t)  # keep decimal points
+    t = _UNIT_GLUE.sub(lambda m: " " + m.group(1) if m.group(1) not in ("st", "nd", "rd", "th", "s") else "", t)
+    t = re.sub(r"'s\b", "s", t).replace("'", "")
+    t = re.sub(r"(?<=\d)\s*-\s*(?=\d)", " to ", t)  # 2012-2016 -> 2012 to 2016
+    t = re.sub(r"[^\w%:\x00]+", " ", t)
+    return " ".join(t.replace("\x00", ".").split())
+
+
+def tokens(text: str) -> list[str]:
+    return normalize(text).split()
+
+
+@functools.lru_cache(maxsize=4)
+def language(code: str = "en") -> dict[str, Any]:
+    """The interpreter's grammar words for one language (plugin/core/language_<code>.yaml)."""
+    path = Path(__file__).with_name(f"language_{code}.yaml")
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def phrase_key(phrase: str) -> tuple[str, ...]:
+    return tuple(tokens(phrase))
+
+
+def to_number(tok: str, lang: dict) -> float | None:
+    try:
+        return float(tok)
+    except ValueError:
+        v = lang["number_words"].get(tok)
+        return float(v) if v is not None else None

@@ -1,0 +1,1 @@
+"""QGIS glue for MapAsk: plugin object, PostGIS layers, styles and map rendering."""

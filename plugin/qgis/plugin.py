@@ -1,0 +1,102 @@
+"""The MapAsk plugin object: adds its action, menu entry and dock, and removes all of them again."""
+
+from typing import Callable, List, Optional, Tuple
+
+from qgis.core import QgsProject
+from qgis.gui import QgisInterface, QgsDockWidget
+from qgis.PyQt.QtCore import QCoreApplication, Qt, pyqtBoundSignal
+from qgis.PyQt.QtGui import QIcon
+from qgis.PyQt.QtWidgets import QAction
+
+# ui/ sits next to plugin/ in the plugin folder, which QGIS imports as one package (mapask),
+# so this module is only importable as part of that package, never as top-level `plugin`.
+from ...ui.dock import MapAskDock
+from .paths import ICON_PATH
+
+MENU_NAME = "&MapAsk"
+
+
+def tr(text: str) -> str:
+    """Translate a user-visible string in the MapAsk context."""
+    return QCoreApplication.translate("MapAsk", text)
+
+
+class MapAskPlugin:
+    """What QGIS builds through classFactory(); owns everything the plugin adds to the window.
+
+    Every action, menu entry, dock and signal connection is recorded in a list as it is made,
+    so unload() can undo exactly that list and a test can prove nothing is left behind.
+    """
+
+    def __init__(self, iface: QgisInterface) -> None:
+        self.iface = iface
+        self.actions: List[QAction] = []
+        self.toolbar_actions: List[QAction] = []
+        self.menu_actions: List[QAction] = []
+        self.docks: List[QgsDockWidget] = []
+        self.connections: List[Tuple[pyqtBoundSignal, Callable[..., object]]] = []
+        self.dock: Optional[MapAskDock] = None
+
+    # --- QGIS plugin API -------------------------------------------------------------------
+
+    def initGui(self) -> None:  # noqa: N802 (name required by QGIS)
+        """Add the dock (hidden), a checkable toolbar action and a Database > MapAsk menu entry."""
+        main_window = self.iface.mainWindow()
+
+        self.dock = MapAskDock(main_window)
+        self.iface.addDockWidget(Qt.RightDockWidgetArea, self.dock)
+        self.dock.hide()
+        self.docks.append(self.dock)
+
+        action = QAction(QIcon(str(ICON_PATH)), tr("MapAsk"), main_window)
+        action.setObjectName("mapAskToggleDock")
+        action.setToolTip(tr("Show or hide the MapAsk panel"))
+        action.setCheckable(True)
+        # QgsDockWidget keeps the action's checked state and the dock's visibility in step,
+        # including when the user closes the dock with its own title-bar button.
+        self.dock.setToggleVisibilityAction(action)
+        self.actions.append(action)
+
+        self.iface.addDatabaseToolBarIcon(action)
+        self.toolbar_actions.append(action)
+        self.iface.addPluginToDatabaseMenu(MENU_NAME, action)
+        self.menu_actions.append(action)
+
+        # A question typed for one project must not survive into the next one.
+        self._connect(QgsProject.instance().cleared, self.dock.reset)
+
+    def unload(self) -> None:
+        """Undo initGui(): disconnect signals, remove menu and toolbar entries, delete the dock."""
+        for signal, slot in reversed(self.connections):
+            try:
+                signal.disconnect(slot)
+            except TypeError:  # already disconnected, e.g. its sender was deleted first
+                pass
+        self.connections.clear()
+
+        for action in self.menu_actions:
+            self.iface.removePluginDatabaseMenu(MENU_NAME, action)
+        self.menu_actions.clear()
+        for action in self.toolbar_actions:
+            self.iface.removeDatabaseToolBarIcon(action)
+        self.toolbar_actions.clear()
+
+        # Docks go before the actions: a dock keeps a pointer to its toggle action (and
+        # setToggleVisibilityAction(None) crashes QGIS 3.22), so the action must outlive it.
+        for dock in self.docks:
+            dock.close()
+            self.iface.removeDockWidget(dock)
+            dock.deleteLater()
+        self.docks.clear()
+        self.dock = None
+
+        for action in self.actions:
+            action.deleteLater()
+        self.actions.clear()
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    def _connect(self, signal: pyqtBoundSignal, slot: Callable[..., object]) -> None:
+        """Connect and remember the pair, so unload() can disconnect it."""
+        signal.connect(slot)
+        self.connections.append((signal, slot))

@@ -1,0 +1,123 @@
+"""Headless demo: build a styled QGIS project of the Cambridge layers and render it to a PNG.
+
+Run: QT_QPA_PLATFORM=offscreen .venv/bin/python scripts/demo.py [--out out/demo]
+Connects with MAPASK_DSN (default: the project-local read-only role).
+"""
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:  # run as a script: make the plugin package importable
+    sys.path.insert(0, str(REPO))
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from qgis.core import (  # noqa: E402 (after sys.path and the Qt platform are set)
+    QgsApplication,
+    QgsCoordinateReferenceSystem,
+    QgsProject,
+    QgsRectangle,
+    QgsReferencedRectangle,
+    QgsVectorLayer,
+)
+
+from plugin.qgis.layers import postgis_layer  # noqa: E402
+from plugin.qgis.render import render_png  # noqa: E402
+from plugin.qgis.styles import apply_style, label_layer  # noqa: E402
+
+DEFAULT_DSN = "host=127.0.0.1 port=55432 dbname=mapask user=mapask_reader password=mapask_reader"
+SCHEMA = "ma"
+CRS = "EPSG:26986"  # Massachusetts State Plane, metres: the CRS every table is stored in
+
+# Drawing order, top first (as in the QGIS layer panel). Each entry: table, layer name,
+# provider filter, style, style overrides (see apply_style), label field.
+DEMO_LAYERS: List[Dict[str, Any]] = [
+    dict(table="massdot_crash", name="MassDOT crashes (Cambridge), by severity",
+         where="city_town_name = 'CAMBRIDGE'", style="crash_severity"),
+    dict(table="school", name="Schools", style="point", color="#1f4e79", size=3.2),
+    dict(table="cambridge_crash", name="Cambridge police crashes", style="point",
+         color="#e6550d", size=1.0, opacity=0.35),
+    dict(table="bike_facility", name="Bike facilities", style="line", color="#2e8b57", size=0.6),
+    dict(table="street_centerline", name="Street centerlines", style="line"),
+    dict(table="neighborhood", name="Neighbourhoods", style="polygon_outline",
+         color="#8c8c8c", size=0.4, label="name"),
+    dict(table="city_boundary", name="City boundary", style="polygon_outline", size=0.9),
+]
+
+
+def dsn() -> str:
+    """The connection string: MAPASK_DSN, or the project-local read-only role."""
+    return os.environ.get("MAPASK_DSN", DEFAULT_DSN)
+
+
+def _styled_layers(connection: str) -> List[QgsVectorLayer]:
+    """Open and style every layer of DEMO_LAYERS, top first."""
+    layers = []
+    for spec in DEMO_LAYERS:
+        layer = postgis_layer(
+            connection, SCHEMA, spec["table"], name=spec["name"], where=spec.get("where", "")
+        )
+        apply_style(
+            layer, spec["style"], color=spec.get("color"), size=spec.get("size"),
+            opacity=spec.get("opacity"),
+        )
+        if spec.get("label"):
+            label_layer(layer, spec["label"])
+        layers.append(layer)
+    return layers
+
+
+def build_demo_project(out_dir: Path) -> Tuple[Path, Path]:
+    """Write out_dir/mapask_demo.qgz and out_dir/cambridge.png; return both paths.
+
+    Needs a running QgsApplication (main() makes one; tests use pytest-qgis's).
+    """
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    crs = QgsCoordinateReferenceSystem(CRS)
+    layers = _styled_layers(dsn())
+    boundary = next(layer for layer in layers if layer.name() == "City boundary")
+    extent = QgsRectangle(boundary.extent())
+
+    # A project of its own rather than QgsProject.instance(), so a caller's project is untouched.
+    project = QgsProject()
+    project.setTitle("MapAsk demo: Cambridge, MA")
+    project.setCrs(crs)
+    root = project.layerTreeRoot()
+    for layer in layers:
+        # addMapLayer(layer) alone would put each new layer on top of the tree, reversing the
+        # order; appending to the tree explicitly keeps DEMO_LAYERS' top-first order.
+        project.addMapLayer(layer, False)
+        root.addLayer(layer)
+    project.viewSettings().setDefaultViewExtent(QgsReferencedRectangle(extent, crs))
+    qgz_path = out_dir / "mapask_demo.qgz"
+    if not project.write(str(qgz_path)):
+        raise RuntimeError(f"could not write {qgz_path}: {project.error()}")
+
+    png_path = render_png(layers, extent, out_dir / "cambridge.png", crs)
+    return qgz_path, png_path
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Command-line entry point: build the demo project and map, print where they are."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=REPO / "out" / "demo", help="output folder")
+    args = parser.parse_args(argv)
+
+    app = QgsApplication([], False)
+    app.initQgis()
+    try:
+        qgz_path, png_path = build_demo_project(args.out)
+        print(f"project: {qgz_path}")
+        print(f"map:     {png_path}")
+    finally:
+        app.exitQgis()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
