@@ -18,7 +18,7 @@ def _lab(v) -> str:
 
 
 def describe(pack: Pack, f: Frame) -> str:
-    """'pedestrian Cambridge police crash reports within 150 m of schools in 2015' from the frame."""
+    """'pedestrian crashes within 150 m of schools in 2015' from the frame."""
     ent = pack.entity(f.target)
     words = [p.text for p in f.filters if p.text]
     parts = [(" ".join(words) + " " if words else "") + ent.plural]

@@ -147,7 +147,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         ent = pack.entities[a.value["entity"]]
         qualifies = [n for n in near_spans + group_spans if 0 <= n.start - a.end <= 2]
         if ent.area and qualifies:
-            support_scope.append(a)  # "cambridge public schools": the place qualifies the schools
+            support_scope.append(a)  # "<town> public schools": the place qualifies the schools
             continue
         prev_kinds = kinds(cx.before(a, 3))
         near_cue = ("cue", "near") in prev_kinds or any(p.kind == "distance" for p in cx.before(a, 3))

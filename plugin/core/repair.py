@@ -112,8 +112,8 @@ class Repairer:
                     norm_label(pl.name or "") != norm_label(town):
                 score -= 5
         for g in f.group_by:
-            if g.kind == "field" and not any(k.split(".")[1] in e.fields and k.split(".")[0] == e.name
-                                             for k in g.key.split("|")):
+            if g.kind == "field" and not any(fn in e.fields and en in (e.name, f.target)
+                                             for en, fn in _field_keys(g.key, f.target)):
                 score -= 2
         return score
 
@@ -270,7 +270,7 @@ class Repairer:
         out: list[Group] = []
         for i, g in enumerate(f.group_by):
             if g.kind == "field":
-                keys = [k.split(".") for k in g.key.split("|")]
+                keys = _field_keys(g.key, ent.name)
                 own = [fn for en, fn in keys if en == ent.name and fn in ent.fields]
                 if not own:
                     labels = {self.pack.entities[en].fields[fn].label for en, fn in keys if en in self.pack.entities}
@@ -358,6 +358,11 @@ class Repairer:
             r.problems.append("a share needs a condition (e.g. 'share of crashes at night')")
         if f.intent == "trend" and not any(g.kind == "time" for g in f.group_by):
             f.group_by.append(Group("time", "year"))
+
+
+def _field_keys(key: str, default_entity: str) -> list[tuple[str, str]]:
+    """'crash.weath_cond_descr|bicycle_crash.weather_condition_1' or a bare field of the target."""
+    return [tuple(k.split(".", 1)) if "." in k else (default_entity, k) for k in key.split("|")]
 
 
 def _plain(v: Any) -> Any:
