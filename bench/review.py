@@ -20,7 +20,9 @@ from collections import Counter
 from pathlib import Path
 
 import psycopg2
+import sqlglot
 import yaml
+from sqlglot import exp
 
 from bench.grade import grade
 
@@ -30,7 +32,6 @@ DEFAULT_DSN = "host=127.0.0.1 port=55432 dbname=mapask user=mapask_reader passwo
 CATEGORIES = [f"C{i}" for i in range(1, 11)] + ["MAP"]
 FIELDS = {"id", "category", "split", "question", "sql", "order_matters", "rows", "notes"}
 OPTIONAL = {"paraphrase_of"}
-TABLE_RE = re.compile(r"\b(?:from|join)\s+([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*)", re.I)
 
 
 def load(path: Path = QUESTIONS) -> list[dict]:
@@ -66,11 +67,18 @@ def structure_problems(qs: list[dict]) -> list[str]:
             out.append(f"{qid}: notes must be one line")
         if q["question"] != q["question"].strip():
             out.append(f"{qid}: question has surrounding spaces")
-        schemas = {m.group(1) for m in TABLE_RE.finditer(q["sql"])}
-        if schemas != {"ma"}:
-            out.append(f"{qid}: tables must all be written ma.<table> (found schemas {sorted(schemas)})")
-        if ";" in q["sql"].strip().rstrip(";"):
-            out.append(f"{qid}: more than one statement")
+        try:
+            trees = sqlglot.parse(q["sql"], read="postgres")
+        except sqlglot.errors.ParseError as exc:
+            out.append(f"{qid}: sqlglot cannot parse the reference: {exc}")
+            continue
+        if len(trees) != 1 or not isinstance(trees[0], exp.Query):
+            out.append(f"{qid}: the reference must be one SELECT statement")
+            continue
+        ctes = {c.alias_or_name for c in trees[0].find_all(exp.CTE)}
+        bad = {t.sql() for t in trees[0].find_all(exp.Table) if t.db != "ma" and t.name not in ctes}
+        if bad:
+            out.append(f"{qid}: tables must all be written ma.<table> (found {sorted(bad)})")
         p = q.get("paraphrase_of")
         if p is not None:
             if p not in by_id:
