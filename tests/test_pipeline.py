@@ -83,7 +83,7 @@ def test_proximity_by_named_class_with_support_filter(pipeline, admin):
 
 
 def test_proximity_to_named_anchor_with_typo_and_feet(pipeline, admin):
-    a = ask(pipeline, "crashes within 1000 ft of cambrigeport school")
+    a = ask(pipeline, "show crashes within 1000 ft of cambrigeport school")
     ref = scalar(admin, """SELECT count(*) FROM ma.massdot_crash c WHERE EXISTS (SELECT 1 FROM ma.school s
                            WHERE s.site_name = 'Cambridgeport School' AND ST_DWithin(c.geom, s.geom, 304.8))""")
     assert len(a.rows) == ref
@@ -91,7 +91,7 @@ def test_proximity_to_named_anchor_with_typo_and_feet(pipeline, admin):
 
 
 def test_neighbourhood_scope_is_spatial(pipeline, admin):
-    a = ask(pipeline, "crashes in the port")
+    a = ask(pipeline, "map the crashes in the port")
     ref = scalar(admin, """SELECT count(*) FROM ma.massdot_crash c JOIN ma.neighborhood n
                            ON ST_Intersects(n.geom, c.geom) WHERE n.name = 'The Port'""")
     assert len(a.rows) == ref > 0

@@ -199,6 +199,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     for s in spans:
         if s.kind == "timepart" or has(s, "timepart"):
             if any(p in group_cues for p in cx.before(s, 1)) or (cx.cue("trend") and not f.group_by) \
+                    or s.text.split()[0] in ("by", "per", "each", "every") \
                     or any(p in which_cues for p in cx.before(s, 1)):
                 g = Group("time", readings(s, "timepart")[0])
                 if g not in f.group_by:
@@ -225,16 +226,14 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
             f.group_by.append(Group("time", "year"))
     elif superlative and (f.group_by or f.near):
         f.intent = "rank"
-    elif cx.cue("count") or f.group_by or f.measure.kind in ("epdo", "rate"):
-        f.intent = "count"
-    else:
+    elif cx.cue("list") and not cx.cue("count") and not f.group_by and f.measure.kind == "count":
         f.intent = "list"
+    else:
+        f.intent = "count"  # a bare "icy crashes in worcester" asks how many; show/list/map ask for the features
     if f.intent == "rank":
         limit = topn[0].value["n"] if topn else (1 if which_cues and not _plural_group(cx, group_spans) else None)
         f.rank = Rank("asc" if rank_asc and not rank_desc else "desc", limit)
     f.filters = [p for _, p in target_preds]
-    if cx.cue("list") and f.intent == "count" and not cx.cue("count") and not f.group_by:
-        f.intent = "list"
     f.output = ["map", "table"] if f.intent in ("list", "locate") else ["table", "chart"] if f.group_by else ["table"]
     return f
 

@@ -52,7 +52,7 @@ class TimeParser:
         cue = lambda name: "|".join(sorted((re.escape(c) for c in lang["cues"][name]), key=len, reverse=True))
         self.patterns: list[tuple[str, re.Pattern]] = [
             ("distance", re.compile(rf"\b{nums} ({units})\b")),
-            ("topn", re.compile(rf"\b(?:top|first|best|worst|highest|lowest|bottom) {nums}\b|\b{nums} (?:most|highest|worst|least|fewest|lowest|safest|busiest|top)\b")),
+            ("topn", re.compile(rf"\b(?:top|first|best|worst|highest|lowest|bottom|which|what) {nums}\b|\b{nums} (?:most|highest|worst|least|fewest|lowest|safest|busiest|top)\b")),
             ("per", re.compile(r"\bper (\d+) (?:residents|people|inhabitants|population|persons|capita)\b")),
             ("hour_range", re.compile(rf"\b(?:between|from) (\d{{1,2}}(?::\d\d)?) ?(am|pm)? (?:and|to) (\d{{1,2}}(?::\d\d)?) ?(am|pm)\b")),
             ("hour_after", re.compile(r"\b(after|before|since) (\d{1,2}(?::\d\d)?) ?(am|pm)\b")),
