@@ -269,7 +269,7 @@ def _():
 
 @check("C1-024")
 def _():
-    return count(r for r in M() if r.county == "HAMPDEN" and r.surface == "Slush")
+    return count(r for r in M() if r.county == "WORCESTER" and r.surface == "Slush")
 
 
 @check("C1-025")
