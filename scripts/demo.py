@@ -102,6 +102,40 @@ def build_demo_project(out_dir: Path) -> Tuple[Path, Path]:
     return qgz_path, png_path
 
 
+DEMO_QUESTIONS = [
+    "how many crashes in cambridge",
+    "icy crashes in worcestor in january",
+    "crashes by weather condition",
+    "top 5 towns with the most crashes",
+    "what percentage of crashes happened at night",
+    "pedestrian crashes within 150 m of cambridge public schools by school",
+    "show crashes within 500 ft of mass ave in cambridge",
+    "epdo by county",
+    "crash rate per 1000 residents by town",
+    "compare crashes in boston vs worcester",
+    "trend of bicycle crashes in cambridge over the years",
+    "crashes in paris",
+]
+
+
+def ask_demo_questions(out_dir: Path) -> Path:
+    """Ask one question of each kind through the same pipeline as the CLI; write the answers as JSON lines."""
+    import json
+    import os
+    sys.path.insert(0, str(REPO))
+    from plugin.core.pipeline import Pipeline
+    dsn = os.environ.get("MAPASK_DSN", DEFAULT_DSN)
+    pipe = Pipeline(REPO / "knowledge" / "massachusetts", dsn)
+    path = out_dir / "answers.jsonl"
+    with path.open("w", encoding="utf-8") as fh:
+        for q in DEMO_QUESTIONS:
+            a = pipe.ask(q)
+            print(f"Q: {q}\n   [{a.status}] {a.answer[:200]}")
+            fh.write(json.dumps({"question": q, **a.public()}, default=str) + "\n")
+    pipe.executor.close()
+    return path
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Command-line entry point: build the demo project and map, print where they are."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -114,6 +148,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         qgz_path, png_path = build_demo_project(args.out)
         print(f"project: {qgz_path}")
         print(f"map:     {png_path}")
+        print(f"answers: {ask_demo_questions(args.out)}")
     finally:
         app.exitQgis()
     return 0

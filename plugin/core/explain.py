@@ -71,7 +71,9 @@ def explain(pack: Pack, f: Frame, columns: list[str], rows: list, value_col: int
                  f"{_lab(last[label])}: {_fmt(last[value_col])}; peak {_lab(peak[label])} ({_fmt(peak[value_col])}).")
         else:
             shown = ", ".join(f"{_lab(r[label])} ({_fmt(r[value_col])})" for r in rows[:5])
-            s = f"{what[0].upper() + what[1:]} by {columns[label].replace('_', ' ')}: {shown}" + \
+            fld = pack.entity(f.target).fields.get(columns[label])
+            by = fld.label if fld else columns[label].replace("_", " ")
+            s = f"{what[0].upper() + what[1:]} by {by}: {shown}" + \
                 (f" and {len(rows) - 5} more." if len(rows) > 5 else ".")
             if f.rank and f.rank.limit == 1:
                 s = f"{_lab(top[label])} has the {'most' if f.rank.order == 'desc' else 'fewest'} {what} ({_fmt(top[value_col])})."
