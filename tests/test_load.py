@@ -80,3 +80,15 @@ def test_reader_cannot_write_or_escape(reader_dsn, admin, sql):
         conn.close()
     assert scalar(admin, "SELECT count(*) FROM ma.town") == before
     assert scalar(admin, "SELECT count(*) FROM pg_tables WHERE tablename = 'evil'") == 0
+
+
+def test_missing_file_stops_with_its_name_and_keeps_previous_load(admin, tmp_path):
+    import subprocess
+    import sys
+    from conftest import ADMIN_DSN, ROOT
+    before = scalar(admin, "SELECT count(*) FROM ma.massdot_crash")
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "load_data.py"), "--dsn", ADMIN_DSN,
+                          "--data-dir", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1
+    assert "massdot_crashes_2017_sample.csv" in out.stderr and "previous data left intact" in out.stderr
+    assert scalar(admin, "SELECT count(*) FROM ma.massdot_crash") == before == 10000
