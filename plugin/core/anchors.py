@@ -25,7 +25,7 @@ class AnchorIndex:
     """Variant text -> [(entity, published name)], built once per pack and database."""
     variants: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
-    def add(self, entity: str, name: str, abbreviations: dict[str, str]) -> None:
+    def add(self, entity: str, name: str, abbreviations: dict[str, str], numbers: dict[str, int]) -> None:
         base = normalize(name)
         if not base:
             return
@@ -33,6 +33,8 @@ class AnchorIndex:
         toks = base.split()
         expanded = " ".join(abbreviations.get(t, t) for t in toks)
         forms.add(expanded)
+        # "Neighborhood Nine" is also said "neighborhood 9"
+        forms.add(" ".join(str(numbers[t]) if t in numbers else t for t in toks))
         for form in forms:
             lst = self.variants.setdefault(form, [])
             if (entity, name) not in lst:
@@ -42,12 +44,14 @@ class AnchorIndex:
     def build(cls, pack: Pack, fetch: Callable[[str, str, str], list[str]]) -> "AnchorIndex":
         """`fetch(table, column, entity)` returns the distinct names of one column (run read-only by the caller)."""
         idx = cls()
-        abbreviations = language(pack.raw.get("language", "en")).get("street_abbreviations", {})
+        lang = language(pack.raw.get("language", "en"))
+        abbreviations = lang.get("street_abbreviations", {})
+        numbers = {k: v for k, v in lang.get("number_words", {}).items() if " " not in k}
         for ent in pack.entities.values():
             for col in ent.names:
                 for name in fetch(ent.table, col, ent.name):
                     if name:
-                        idx.add(ent.name, name, abbreviations if ent.geometry == "line" else {})
+                        idx.add(ent.name, name, abbreviations if ent.geometry == "line" else {}, numbers)
         return idx
 
     def match(self, toks: list[str], locked: set[int], pack: Pack, stop: set[str],

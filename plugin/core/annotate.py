@@ -33,6 +33,8 @@ class Lexicon:
             for f in e.fields.values():
                 for w in f.words:
                     lex.add(w, "field", (e.name, f.name))
+                    if not w.endswith("s"):
+                        lex.add(w + "s", "field", (e.name, f.name))  # "streets" groups like "street"
                 if f.kind == "coded" and f.match_labels:
                     for code in f.codes:
                         parts = code.split(f.separator) if f.separator else [code]

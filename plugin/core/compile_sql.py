@@ -51,7 +51,8 @@ class Compiler:
         src = tm.get("timestamp") or (tm.get("time") if part == "hour" else tm.get("date"))
         if not src:
             raise CompileError(f"{ent.label} records have no {part}")
-        unit = {"year": "YEAR", "month": "MONTH", "dow": "ISODOW", "hour": "HOUR"}[part]
+        unit = {"year": "YEAR", "quarter": "QUARTER", "month": "MONTH", "dow": "ISODOW", "hour": "HOUR",
+                "day": "DAY"}[part]
         return exp.cast(exp.Extract(this=exp.Var(this=unit), expression=_col(src, t)), "int")
 
     def date_expr(self, ent: Entity, t: str) -> exp.Expression | None:
@@ -67,6 +68,8 @@ class Compiler:
             return exp.paren(exp.or_(*[self.predicate(q, t, ent) for q in p.any_of]))
         if p.op == "time":
             return self.time_cond(ent, TimeSpec(**p.values[0]), t) or exp.true()
+        if p.op == "near":
+            return exp.Exists(this=exp.select(_lit(1)).from_(_cte_ref("support", "s")).where(self._within(t)))
         if p.field not in ent.fields:
             raise CompileError(f"{ent.label} has no field {p.field}")
         c = _col(p.field, t)
@@ -111,6 +114,8 @@ class Compiler:
                 conds.append(self.time_part(ent, "dow", t).isin(*[_lit(int(x)) for x in ts.isodow]))
         if ts.hours:
             conds.append(self.time_part(ent, "hour", t).isin(*[_lit(int(h)) for h in ts.hours]))
+        if ts.days_of_month:
+            conds.append(self.time_part(ent, "day", t).isin(*[_lit(int(d)) for d in ts.days_of_month]))
         return exp.and_(*conds) if conds else None
 
     def place_cond(self, ent: Entity, pl: Place, t: str) -> exp.Expression:
@@ -154,31 +159,39 @@ class Compiler:
             return self.time_part(ent, g.key, t), None, g.key
         raise CompileError(f"grouping {g.kind} is built by its own node")
 
-    def measure(self, f: Frame, ent: Entity, t: str) -> list[exp.Expression]:
+    def measure(self, f: Frame, ent: Entity, t: str, outer: bool = False) -> list[exp.Expression]:
+        """Measure columns; `outer` when rows come from an outer join (a NULL row is no record)."""
         m = f.measure.kind
+        star = (lambda: exp.Count(this=_col(ent.key, t))) if outer else (lambda: exp.Count(this=exp.Star()))
         if m == "epdo":
             conv = self.pack.convention("epdo")
             case = exp.Case()
+            if outer:
+                case = case.when(exp.Is(this=_col(ent.key, t), expression=exp.null()), _lit(0))
             for label, w in conv["weights"].items():
                 labels = self.pack.labels_for(ent, ent.severity_field, [label]) or [label]
                 case = case.when(_col(ent.severity_field, t).isin(*[_lit(x) for x in labels]), _lit(w))
             case = case.else_(_lit(conv["default_weight"]))
             return [exp.Sum(this=case).as_("epdo")]
-        count = exp.Count(this=exp.Star())
+        count = star()
         if f.intent == "share":
             if f.share_of:
                 cond = exp.and_(*[self.predicate(p, t, ent) for p in f.share_of])
-                num = exp.Filter(this=exp.Count(this=exp.Star()), expression=exp.Where(this=cond))
+                num = exp.Filter(this=star(), expression=exp.Where(this=cond))
                 pct = exp.Div(this=exp.Mul(this=_lit(100.0), expression=num),
                               expression=exp.func("NULLIF", count, _lit(0)))
                 return [num.copy().as_("matching"), count.copy().as_("total"), pct.as_("share_pct")]
             pct = exp.Div(this=exp.Mul(this=_lit(100.0), expression=count),
-                          expression=exp.Window(this=exp.Sum(this=exp.Count(this=exp.Star()))))
+                          expression=exp.Window(this=exp.Sum(this=star())))
             return [count.copy().as_("count"), pct.as_("share_pct")]
         return [count.as_("count")]
 
+    def _within(self, t: str) -> exp.Expression:
+        return exp.func("ST_DWithin", _col("geom", t), _col("geom", "s"), _lit(float(self._near.distance_m or 0)))
+
     # ---- the statement
     def compile(self, f: Frame, plan: Plan) -> Compiled:
+        self._near = f.near
         p = self.pack
         ent = p.entity(f.target)
         ctes: list[tuple[str, exp.Select]] = []
@@ -195,7 +208,10 @@ class Compiler:
             ctes.append(("filtered", exp.select(exp.Star()).from_(_cte_ref(last, "t")).where(exp.and_(*conds))))
             last = "filtered"
         if f.scope:
-            sc = [self.place_cond(ent, pl, "t") for pl in f.scope]
+            by_kind: dict[str, list[exp.Expression]] = {}
+            for pl in f.scope:
+                by_kind.setdefault(pl.entity or "", []).append(self.place_cond(ent, pl, "t"))
+            sc = [c[0] if len(c) == 1 else exp.paren(exp.or_(*c)) for c in by_kind.values()]
             ctes.append(("scoped", exp.select(exp.Star()).from_(_cte_ref(last, "t")).where(exp.and_(*sc))))
             last = "scoped"
         support_group = None
@@ -215,7 +231,9 @@ class Compiler:
             d = _lit(float(f.near.distance_m or 0))
             within = exp.func("ST_DWithin", _col("geom", "t"), _col("geom", "s"), d)
             support_group = next((g for g in f.group_by if g.kind == "support"), None)
-            if f.near.mode == "nearest":
+            if any(q.op == "near" for q in f.share_of):
+                pass  # the relation is the share's numerator, not a filter on the rows
+            elif f.near.mode == "nearest":
                 dist = exp.func("ST_Distance", _col("geom", "t"), exp.select(exp.func("ST_Collect", _col("geom", "s"))).from_(_cte_ref("support", "s")).subquery())
                 near = (exp.select(exp.Star(), dist.as_("distance_m")).from_(_cte_ref(last, "t"))
                         .where(exp.Is(this=_col("geom", "t"), expression=exp.null()).not_())
@@ -228,8 +246,9 @@ class Compiler:
             else:
                 near = (exp.select(exp.Star()).from_(_cte_ref(last, "t"))
                         .where(exp.Exists(this=exp.select(_lit(1)).from_(_cte_ref("support", "s")).where(within))))
-            ctes.append(("near", near))
-            last = "near"
+            if not any(q.op == "near" for q in f.share_of):
+                ctes.append(("near", near))
+                last = "near"
         order_matters = False
         geometry = False
         if f.compare:
@@ -265,7 +284,8 @@ class Compiler:
             final, order_matters = self._aggregate(f, ent, ctes, last, support_group)
         q = final
         for name, sel in ctes:
-            q = q.with_(name, as_=sel)
+            # NOT MATERIALIZED: a CTE used twice must still let the planner reach the base table's indexes
+            q = q.with_(name, as_=sel, materialized=False)
         return Compiled(q.sql("postgres", pretty=True), q, geometry=geometry, order_matters=order_matters)
 
     def _aggregate(self, f: Frame, ent: Entity, ctes: list, last: str, support_group: Group | None):
@@ -278,17 +298,20 @@ class Compiler:
         if support_group:
             sup = p.entity(support_group.key)
             selects.append(exp.column("group_key", "t").as_(sup.display if sup.display != "gid" else support_group.key))
-            group_exprs += [exp.column("group_key", "t"), exp.column("group_id", "t")]
-            count = exp.Count(this=exp.column("fid", "t"))
+            # features sharing a name (the segments of one street) form one group
+            group_exprs += [exp.column("group_key", "t")]
+            count = exp.Count(this=exp.Distinct(expressions=[exp.column("fid", "t")]))
             measures = [count.as_("count")]
             if f.measure.kind not in ("count",):
                 raise CompileError("only counts can be grouped by nearby features")
         else:
             for g in f.group_by:
                 if g.kind == "area":
+                    # every area is listed, those without any record with 0
                     area = p.entity(g.key)
                     name_col = area.names[0] if area.names else area.display
-                    joins.append((_table(p, area, "a"), exp.func("ST_Intersects", _col("geom", "a"), _col("geom", "t"))))
+                    src = _table(p, area, "a")
+                    joins.append((_cte_ref(last, "t"), exp.func("ST_Intersects", _col("geom", "a"), _col("geom", "t"))))
                     selects.append(_col(name_col, "a").as_(g.key))
                     group_exprs.append(_col(name_col, "a"))
                     continue
@@ -301,10 +324,10 @@ class Compiler:
                     sorts.append(name + "_order")
                 elif g.kind == "time":
                     sorts.append(name)
-            measures = self.measure(f, ent, "t")
+            measures = self.measure(f, ent, "t", outer=bool(joins))
         sel = exp.select(*selects, *measures).from_(src)
         for tbl, on in joins:
-            sel = sel.join(tbl, on=on)
+            sel = sel.join(tbl, on=on, join_type="left")
         if group_exprs:
             sel = sel.group_by(*group_exprs)
         ctes.append(("aggregated", sel))
@@ -324,6 +347,12 @@ class Compiler:
                 rsel = (exp.select(exp.column(kname, "g"), exp.column("count", "g"), _col(pop_field, "p").as_("population"),
                                    rate.as_("rate_per_" + str(per)))
                         .from_(_cte_ref(last, "g")).join(_table(p, pop_ent, "p"), on=on))
+            elif f.measure.total:
+                total_pop = exp.select(exp.Sum(this=_col(pop_field, "p"))).from_(_table(p, pop_ent, "p")).subquery()
+                rate = exp.Div(this=exp.Mul(this=exp.column("count", "g"), expression=_lit(float(per))),
+                               expression=total_pop)
+                rsel = exp.select(exp.column("count", "g"), total_pop.copy().as_("population"),
+                                  rate.as_("rate_per_" + str(per))).from_(_cte_ref(last, "g"))
             else:
                 town = next((pl for pl in f.scope if pl.entity == pop_ent.name), None)
                 if town is None:

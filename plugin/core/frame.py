@@ -10,7 +10,7 @@ from typing import Any, Optional, get_args, get_origin, get_type_hints
 FRAME_VERSION = "1"
 INTENTS = ("list", "count", "rank", "share", "compare", "trend", "locate")
 MEASURES = ("count", "epdo", "rate", "share", "sum", "avg")
-TIME_PARTS = ("year", "month", "dow", "hour", "season")
+TIME_PARTS = ("year", "quarter", "month", "dow", "hour", "season")
 
 
 @dataclass
@@ -34,13 +34,14 @@ class TimeSpec:
     months: list[int] = dc_field(default_factory=list)
     isodow: list[int] = dc_field(default_factory=list)
     hours: list[int] = dc_field(default_factory=list)
+    days_of_month: list[int] = dc_field(default_factory=list)
     last_n_years: Optional[int] = None
     latest_year: bool = False
     text: list[str] = dc_field(default_factory=list)
 
     def empty(self) -> bool:
         return not (self.date_from or self.date_to or self.years or self.months or self.isodow or self.hours
-                    or self.last_n_years or self.latest_year)
+                    or self.days_of_month or self.last_n_years or self.latest_year)
 
 
 @dataclass
@@ -71,6 +72,7 @@ class Measure:
     kind: str = "count"
     field: Optional[str] = None
     per: Optional[int] = None
+    total: bool = False  # a rate over all units together ("statewide") rather than per unit
 
 
 @dataclass

@@ -60,6 +60,12 @@ def _time_from_span(ts: TimeSpec, v: dict, text: str) -> None:
         ts.isodow += [d for d in v["isodow"] if d not in ts.isodow]
     if "hours" in v:
         ts.hours += [h for h in v["hours"] if h not in ts.hours]
+    if "days_of_month" in v:
+        ts.days_of_month += [d for d in v["days_of_month"] if d not in ts.days_of_month]
+    if "date_from" in v:
+        ts.date_from = v["date_from"]
+    if "date_to" in v:
+        ts.date_to = v["date_to"]
     if "year_range" in v:
         a, b = v["year_range"]
         ts.date_from, ts.date_to = f"{a}-01-01", f"{b}-12-31"
@@ -85,7 +91,13 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     f = Frame(source="rules")
     f.unknown = list(ann.unknown)
     spans = ann.spans
-    entity_spans = [s for s in spans if has(s, "entity") or has(s, "field")]
+    place_values = _place_values(ann, pack)
+    spans = [s for s in spans if not any(s is a or s is b for a, b, _ in place_values)] + [p for _, _, p in place_values]
+    spans.sort(key=lambda s: s.start)
+    ann = Annotation(ann.tokens, spans, ann.unknown)
+    cx = Ctx(ann, pack)
+    anchors_all = [s for s in spans if s.kind == "anchor"]
+    entity_spans = [s for s in spans if (has(s, "entity") or has(s, "field")) and not _heads_anchor(ann, s, anchors_all)]
     group_cues = cx.cue("group")
     which_cues = cx.cue("which")
     rank_desc, rank_asc = cx.cue("rank_desc"), cx.cue("rank_asc")
@@ -114,6 +126,8 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     target_span = next((s for s in target_spans if readings(s, "entity") and _is_event(pack, readings(s, "entity"))),
                        None) or next((s for s in target_spans if readings(s, "entity")), None)
     for s in target_spans:
+        if target_span and readings(s, "entity") and readings(s, "entity")[0] == readings(target_span, "entity")[0]:
+            continue  # "crashes ... were injury crashes": the same records named twice
         if s is not target_span and readings(s, "entity"):
             # a second entity word with no relation cue: a superlative makes it a group ("towns with most crashes")
             if superlative or group_cues:
@@ -198,9 +212,9 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
             f.group_by.append(grp)
     for s in spans:
         if s.kind == "timepart" or has(s, "timepart"):
-            if any(p in group_cues for p in cx.before(s, 1)) or (cx.cue("trend") and not f.group_by) \
-                    or s.text.split()[0] in ("by", "per", "each", "every") \
-                    or any(p in which_cues for p in cx.before(s, 1)):
+            if any(p in group_cues or p in which_cues or p in topn or p in rank_desc or p in rank_asc
+                   for p in cx.before(s, 1)) or (cx.cue("trend") and not f.group_by) \
+                    or len(s.text.split()) > 1 or s.text.endswith("ly"):
                 g = Group("time", readings(s, "timepart")[0])
                 if g not in f.group_by:
                     f.group_by.append(g)
@@ -209,18 +223,35 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         f.measure = Measure("epdo")
     if cx.cue("rate") or any(s.kind == "per" for s in spans):
         per = next((s.value["per"] for s in spans if s.kind == "per"), None)
-        f.measure = Measure("rate", per=per or pack.convention("population", "per", default=1000))
+        f.measure = Measure("rate", per=per or pack.convention("population", "per", default=1000),
+                            total=bool(cx.cue("statewide")))
     if sides:
         f.intent, f.compare = "compare", sides
     elif cx.cue("share"):
         f.intent = "share"
-        after = [p for s, p in target_preds if target_span is None or s.start > target_span.start]
-        f.share_of = after or [p for _, p in target_preds[-1:]]
+        start = target_span.end if target_span else 0
+        split = next((c.start for c in cx.cue("share_split") if c.start >= start), None)
+        cut = split if split is not None else start
+        after = [p for s, p in target_preds if s.start >= cut and not _is_place_pred(pack, p)]
+        f.share_of = after or ([p for _, p in target_preds[-1:]] if not group_spans and split is None else [])
         target_preds = [(s, p) for s, p in target_preds if p not in f.share_of]
-        if not f.share_of and not f.group_by and f.time.isodow:
+        late_time = [s for s in time_spans if s.start >= cut and split is not None] if not f.share_of else []
+        if not f.share_of and late_time:
+            tv = TimeSpec()
+            for s in late_time:
+                _time_from_span(tv, s.value, s.text)
+                f.time.text.remove(s.text)
+            for k in ("years", "months", "isodow", "hours", "days_of_month"):
+                setattr(f.time, k, [x for x in getattr(f.time, k) if x not in getattr(tv, k)])
+            f.share_of = [Predicate(op="time", values=[{k: v for k, v in tv.__dict__.items() if v and k != "text"}],
+                                    text=" ".join(tv.text))]
+        elif not f.share_of and not f.group_by and f.time.isodow:
             f.share_of = [Predicate(op="time", values=[{"isodow": f.time.isodow}], text="time")]
             f.time.isodow = []
-    elif cx.cue("trend") and (f.group_by or not superlative):
+        if not f.share_of and f.near and not f.group_by:
+            f.share_of = [Predicate(op="near", text="near")]
+    elif (cx.cue("trend") or any(g.kind == "time" and g.key in ("year", "quarter", "month") for g in f.group_by)) \
+            and not superlative:
         f.intent = "trend"
         if not any(g.kind == "time" for g in f.group_by):
             f.group_by.append(Group("time", "year"))
@@ -236,6 +267,45 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     f.filters = [p for _, p in target_preds]
     f.output = ["map", "table"] if f.intent in ("list", "locate") else ["table", "chart"] if f.group_by else ["table"]
     return f
+
+
+def _place_values(ann: Annotation, pack: Pack) -> list[tuple[Span, Span, Span]]:
+    """'worcester county': a name followed by the word of a place field holding that name is a value of that field."""
+    from .pack import norm_label
+    out = []
+    for a in ann.spans:
+        if a.kind != "anchor":
+            continue
+        nxt = next((s for s in ann.spans if s.start == a.end), None)
+        if nxt is None:
+            continue
+        for ename, fname in readings(nxt, "field"):
+            f = pack.entities[ename].fields[fname]
+            if f.place and any(norm_label(c) == norm_label(a.value["name"]) for c in f.codes):
+                label = Span(a.start, nxt.end, "label", (ename, fname, norm_label(a.value["name"])),
+                             f"{a.text} {nxt.text}", [("label", (ename, fname, norm_label(a.value["name"])))])
+                out.append((a, nxt, label))
+                break
+    return out
+
+
+def _heads_anchor(ann: Annotation, s: Span, anchors: list[Span]) -> bool:
+    """'the city of X', 'town of X': an entity word naming the kind of the anchor right after it."""
+    ents = readings(s, "entity")
+    for a in anchors:
+        gap = ann.tokens[s.end:a.start]
+        if a.start >= s.end and len(gap) <= 2 and all(t in ("of", "called", "named") for t in gap) \
+                and a.value["entity"] in ents:
+            return True
+    return False
+
+
+def _is_place_pred(pack: Pack, p: Predicate) -> bool:
+    """A predicate on a place field (county...) scopes the base of a share rather than its numerator."""
+    if not p.field or not p.entity:
+        return False
+    f = pack.entities[p.entity].fields.get(p.field)
+    return bool(f and f.place)
 
 
 def _is_event(pack: Pack, ents: list[str]) -> bool:

@@ -104,10 +104,13 @@ class Pipeline:
             self._annotator = Annotator(self.pack, AnchorIndex.build(self.pack, fetch))
         return self._annotator
 
-    def ask(self, question: str, previous: Frame | None = None, frame: Frame | None = None) -> Answer:
+    def ask(self, question: str, previous: Frame | None = None, frame: Frame | None = None,
+            progress: Callable[[str], None] | None = None) -> Answer:
+        """Answer one question; `progress(stage)` is called before each stage (the dock's progress bar,
+        and its cancel check: raising ExecutionError('cancelled', ...) there stops the question)."""
         a = Answer(question=question)
         try:
-            self._ask(a, question, previous, frame)
+            self._ask(a, question, previous, frame, progress or (lambda stage: None))
         except ExecutionError as e:
             a.status, a.error = "error", f"{e.kind}: {e}"
             a.answer = f"The database could not answer: {e}"
@@ -120,7 +123,8 @@ class Pipeline:
             self.audit(self.audit_entry(a))
         return a
 
-    def _ask(self, a: Answer, question: str, previous: Frame | None, given: Frame | None) -> None:
+    def _ask(self, a: Answer, question: str, previous: Frame | None, given: Frame | None,
+             step: Callable[[str], None]) -> None:
         t = a.timings_ms
         clock = time.perf_counter
         q = (question or "").strip()
@@ -134,9 +138,11 @@ class Pipeline:
                 a.answer = (f"The question is {len(q):,} characters long; MapAsk takes one question of at most "
                             f"{MAX_QUESTION_CHARS:,} characters at a time.")
                 return
+            step("link")
             t0 = clock()
             ann = self.annotator().annotate(q)
             t["link"] = (clock() - t0) * 1000
+            step("interpret")
             t0 = clock()
             frame = interpret(ann, self.pack, q)
             if previous is not None:
@@ -150,6 +156,7 @@ class Pipeline:
                 return
         else:
             frame = given
+        step("repair")
         t0 = clock()
         rep = self.repairer.run(frame)
         t["repair"] = (clock() - t0) * 1000
@@ -164,13 +171,16 @@ class Pipeline:
             a.status = "clarify"
             a.answer = "MapAsk cannot answer this as asked: " + "; ".join(rep.problems) + ". " + pack_summary(self.pack)
             return
+        step("plan")
         t0 = clock()
         p = make_plan(f)
         a.plan = p.to_dict()
         t["plan"] = (clock() - t0) * 1000
+        step("compile")
         t0 = clock()
         compiled = self.compiler.compile(f, p)
         t["compile"] = (clock() - t0) * 1000
+        step("guard")
         t0 = clock()
         g = self.guard.check(compiled.sql)
         t["guard"] = (clock() - t0) * 1000
@@ -179,6 +189,7 @@ class Pipeline:
         if not g.ok:
             a.status, a.answer = "refused", f"The query was refused by the guard ({g.code}): {g.reason}"
             return
+        step("execute")
         t0 = clock()
         res = self.executor.run(g.sql)
         t["execute"] = (clock() - t0) * 1000
@@ -187,11 +198,13 @@ class Pipeline:
         a.truncated = res.truncated
         a.order_matters = compiled.order_matters
         a.geometry_column = "geom" if "geom" in res.columns else None
+        step("verify")
         t0 = clock()
         value_col = _value_col(a.columns, f)
         v = verify(self.pack, a.unknown, rep.repairs, rep.notes, rep.clarify, a.rows, a.truncated, value_col)
         a.confidence, a.features = v.confidence, [x.__dict__ for x in v.features]
         t["verify"] = (clock() - t0) * 1000
+        step("explain")
         t0 = clock()
         a.answer = explain(self.pack, f, a.columns, a.rows, value_col, rep.notes, a.truncated)
         if a.unknown:
@@ -235,9 +248,9 @@ class Pipeline:
                 "row_count": len(a.rows), "truncated": a.truncated, "result_hash": a.result_hash,
                 "confidence": a.confidence, "features": a.features, "error": a.error, "notes": a.notes}
 
-    def replay(self, entry: dict) -> Answer:
+    def replay(self, entry: dict, progress: Callable[[str], None] | None = None) -> Answer:
         """Re-run a recorded final frame without any interpreter; compare result hashes."""
-        return self.ask(entry.get("question", ""), frame=frame_from_dict(entry["frame"]))
+        return self.ask(entry.get("question", ""), frame=frame_from_dict(entry["frame"]), progress=progress)
 
 
 def _value_col(columns: list[str], f: Frame) -> int | None:

@@ -43,7 +43,7 @@ class Repairer:
         if not f.target:
             return r
         ent = self.pack.entity(f.target)
-        f.filters = self._resolve_preds(ent, f.filters, "filters", log, r)
+        f.filters = _merge_same_field(self._resolve_preds(ent, f.filters, "filters", log, r), log)
         f.share_of = self._resolve_preds(ent, f.share_of, "share_of", log, r)
         for i, side in enumerate(f.compare):
             side.filters = self._resolve_preds(ent, side.filters, f"compare[{i}].filters", log, r)
@@ -92,13 +92,17 @@ class Repairer:
             elif q.field:
                 score += 1 if (q.entity in (None, e.name) and q.field in e.fields) or \
                     self._same_field(e, q) else -5
+        if f.measure.kind == "epdo" and not e.severity_field:
+            score -= 5
         times = [f.time] + [s.time for s in f.compare]
         years = e.years()
         for t in times:
             if t.hours and not (e.time.get("time") or e.time.get("timestamp")):
                 score -= 5
-            if (t.months or t.date_from or t.date_to) and not (e.time.get("date") or e.time.get("timestamp")):
-                score -= 1 if not t.months else 5
+            whole_years = (not t.date_from or t.date_from.endswith("-01-01")) and \
+                (not t.date_to or t.date_to.endswith("-12-31"))
+            if (t.months or t.days_of_month or not whole_years) and not (e.time.get("date") or e.time.get("timestamp")):
+                score -= 5
             if years and t.years and any(y < years[0] or y > years[1] for y in t.years):
                 score -= 3
             if years and t.date_from and int(t.date_from[:4]) > years[1]:
@@ -134,7 +138,7 @@ class Repairer:
         return out
 
     def _resolve_pred(self, ent: Entity, q: Predicate, path: str, log, r: RepairResult) -> Predicate | None:
-        if q.op == "time":
+        if q.op in ("time", "near"):
             return q
         if q.concept:
             c = self.pack.concepts.get(q.concept)
@@ -329,8 +333,14 @@ class Repairer:
             log("measure", "measure.kind", "epdo", "count", f"{ent.label} records have no severity")
             r.problems.append(f"EPDO needs crash severity, which {ent.plural} do not record")
             f.measure = Measure("count")
-        if m.kind == "rate":
+        if m.kind == "rate" and not m.total:
             pop = self.pack.convention("population", "entity")
+            towns = [pl for pl in f.scope if pl.entity == pop]
+            if len(towns) > 1 and not f.group_by:
+                pf = ent.places.get(pop)
+                g = Group("field", pf["field"]) if pf else Group("area", pop)
+                f.group_by.append(g)
+                log("group_added", "group_by", None, asdict(g), "a rate for several towns is given per town")
             if not any(g.kind in ("field", "area") and (g.key == pop or ent.places.get(pop, {}).get("field") == g.key)
                        for g in f.group_by) and not any(pl.entity == pop for pl in f.scope) and \
                     not any(pl.entity == pop for s in f.compare for pl in s.scope):
@@ -358,6 +368,21 @@ class Repairer:
             r.problems.append("a share needs a condition (e.g. 'share of crashes at night')")
         if f.intent == "trend" and not any(g.kind == "time" for g in f.group_by):
             f.group_by.append(Group("time", "year"))
+
+
+def _merge_same_field(preds: list[Predicate], log) -> list[Predicate]:
+    """A record has one value per field: two value lists on one field mean either ('wet or snowy roads')."""
+    out: list[Predicate] = []
+    for q in preds:
+        twin = next((o for o in out if o.op == q.op == "in" and o.field == q.field and o.entity == q.entity), None)
+        if twin is None:
+            out.append(q)
+            continue
+        before = list(twin.values)
+        twin.values += [v for v in q.values if v not in twin.values]
+        twin.text = f"{twin.text} or {q.text}"
+        log("filters_merged", "filters", before, twin.values, f"one field, several values: any of them ({twin.text})")
+    return out
 
 
 def _field_keys(key: str, default_entity: str) -> list[tuple[str, str]]:

@@ -22,6 +22,8 @@ class Span:
 
 
 def _hour(num: str, ampm: str | None) -> int | None:
+    if num in ("midnight", "noon"):
+        return 0 if num == "midnight" else 12
     h = int(float(num.split(":")[0]))
     if ampm == "pm" and h < 12:
         h += 12
@@ -50,11 +52,18 @@ class TimeParser:
         units = "|".join(sorted((re.escape(u) for u in lang["units"]), key=len, reverse=True))
         nums = r"(\d+(?:\.\d+)?|" + "|".join(sorted(lang["number_words"], key=len, reverse=True)) + ")"
         cue = lambda name: "|".join(sorted((re.escape(c) for c in lang["cues"][name]), key=len, reverse=True))
+        periods = "|".join(sorted((re.escape(k) for k in lang.get("periods", {})), key=len, reverse=True))
+        hr = r"(\d{1,2}(?::\d\d)?|midnight|noon)"
         self.patterns: list[tuple[str, re.Pattern]] = [
             ("distance", re.compile(rf"\b{nums} ({units})\b")),
             ("topn", re.compile(rf"\b(?:top|first|best|worst|highest|lowest|bottom|which|what) {nums}\b|\b{nums} (?:most|highest|worst|least|fewest|lowest|safest|busiest|top)\b")),
             ("per", re.compile(r"\bper (\d+) (?:residents|people|inhabitants|population|persons|capita)\b")),
-            ("hour_range", re.compile(rf"\b(?:between|from) (\d{{1,2}}(?::\d\d)?) ?(am|pm)? (?:and|to) (\d{{1,2}}(?::\d\d)?) ?(am|pm)\b")),
+            ("hour_range", re.compile(rf"\b(?:between|from) {hr} ?(am|pm)? (?:and|to) {hr} ?(am|pm)?(?: in the (morning|afternoon|evening))?\b")),
+            ("date_range", re.compile(rf"\b(?:between|from) ({months}) (\d{{1,2}}) (?:{YEAR} )?(?:and|to|through|until) (?:({months}) )?(\d{{1,2}}) ?{YEAR}?\b")),
+            ("date_since", re.compile(rf"\b(since|after|from|starting|before|prior to|until|through) ({months}) (\d{{1,2}})(?: {YEAR})?\b")),
+            ("date", re.compile(rf"\b(?:on )?({months}) (\d{{1,2}})(?: {YEAR})?\b")),
+            ("dom", re.compile(rf"\b(?:on )?(?:the )?(\d{{1,2}}) of ({months})(?: {YEAR})?\b")),
+            ("period", re.compile(rf"\b(?:in |during )?(?:the )?({periods})(?: of {YEAR})?\b")),
             ("hour_after", re.compile(r"\b(after|before|since) (\d{1,2}(?::\d\d)?) ?(am|pm)\b")),
             ("hour_at", re.compile(r"\b(?:at |around )?(\d{1,2}(?::\d\d)?) ?(am|pm)\b")),
             ("hour_24", re.compile(r"\b(?:at |around )?(\d{1,2}):(\d\d)\b")),
@@ -67,6 +76,7 @@ class TimeParser:
             ("month", re.compile(rf"\b(?:in |during )?({months})\b")),
             ("weekend", re.compile(r"\b(?:on |during |over )?(?:the )?(" + "|".join(map(re.escape, lang["weekend"])) + r")\b")),
             ("weekday", re.compile(r"\b(?:on |during )?(?:the )?(" + "|".join(map(re.escape, lang["weekday"])) + r")\b")),
+            ("day_dom", re.compile(rf"\b(?:on )?(?:a )?({days}) the (\d{{1,2}})\b")),
             ("day", re.compile(rf"\b(?:on |during )?({days})\b")),
             ("season", re.compile(r"\b(?:in |during |in the |during the )?(" + "|".join(sorted(lang["seasons"], key=len, reverse=True)) + r")\b")),
             ("tod", re.compile(r"\b(?:in the |during the |at |in |during )?(" + "|".join(sorted(map(re.escape, lang["time_of_day"]), key=len, reverse=True)) + r")\b")),
@@ -98,7 +108,11 @@ class TimeParser:
     def _value(self, kind: str, m: re.Match) -> Any:
         g = m.groups()
         if kind == "hour_range":
-            a, b = _hour(g[0], g[1] or g[3]), _hour(g[2], g[3])
+            if not (g[1] or g[3] or g[4]) and not any(x in ("midnight", "noon") for x in (g[0], g[2])):
+                return None  # "between 2012 and 2016" is not a time of day
+            late = g[4] in ("afternoon", "evening")
+            ampm = g[3] or ("pm" if late else "am" if g[4] else None)
+            a, b = _hour(g[0], g[1] or ampm), _hour(g[2], ampm)
             return {"hours": _hours_between(a, b)} if a is not None and b is not None else None
         if kind == "hour_after":
             h = _hour(g[1], g[2])
@@ -111,6 +125,36 @@ class TimeParser:
         if kind == "hour_24":
             h = int(g[0])
             return {"hours": [h]} if 0 <= h <= 23 else None
+        if kind in ("date", "dom"):
+            mon, day, year = (g[0], g[1], g[2]) if kind == "date" else (g[1], g[0], g[2])
+            m, d = self.lang["months"][mon], int(day)
+            if not 1 <= d <= 31:
+                return None
+            if year:
+                iso = f"{year}-{m:02d}-{d:02d}"
+                return {"date_from": iso, "date_to": iso}
+            return {"months": [m], "days_of_month": [d]}
+        if kind == "date_range":
+            m1, d1, y1, m2, d2, y2 = g
+            y = y2 or y1
+            if not y:
+                return None
+            m2 = m2 or m1
+            return {"date_from": f"{y1 or y}-{self.lang['months'][m1]:02d}-{int(d1):02d}",
+                    "date_to": f"{y}-{self.lang['months'][m2]:02d}-{int(d2):02d}"}
+        if kind == "date_since":
+            word, mon, day, year = g
+            if not year:
+                return None
+            iso = f"{year}-{self.lang['months'][mon]:02d}-{int(day):02d}"
+            return {"date_from": iso} if word in ("since", "after", "from", "starting") else {"date_to": iso}
+        if kind == "period":
+            out = {"months": list(self.lang["periods"][g[0]]), "label": g[0]}
+            if g[1]:
+                out["years"] = [int(g[1])]
+            return out
+        if kind == "day_dom":
+            return {"isodow": [self.lang["days"][g[0]]], "days_of_month": [int(g[1])]}
         if kind == "latest":
             return {"latest_year": True}
         if kind == "last_n":
