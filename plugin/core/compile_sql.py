@@ -68,6 +68,8 @@ class Compiler:
             return exp.paren(exp.or_(*[self.predicate(q, t, ent) for q in p.any_of]))
         if p.op == "time":
             return self.time_cond(ent, TimeSpec(**p.values[0]), t) or exp.true()
+        if p.op == "place":
+            return self.place_cond(ent, Place(entity=p.values[0]["entity"], name=p.values[0]["name"]), t)
         if p.op == "near":
             return exp.Exists(this=exp.select(_lit(1)).from_(_cte_ref("support", "s")).where(self._within(t)))
         if p.field not in ent.fields:
@@ -259,7 +261,10 @@ class Compiler:
                 if stc is not None:
                     sc.append(stc)
                 sc += [self.place_cond(ent, pl, "t") for pl in side.scope]
-                sel = exp.select(_lit(i + 1).as_("side_order"), _lit(side.label).as_("side"), *self.measure(f, ent, "t"))
+                measures = self.measure(f, ent, "t")
+                if f.measure.kind == "rate":
+                    measures = self._side_rate(f, side) + measures
+                sel = exp.select(_lit(i + 1).as_("side_order"), _lit(side.label).as_("side"), *measures)
                 sel = sel.from_(_cte_ref(last, "t"))
                 if sc:
                     sel = sel.where(exp.and_(*sc))
@@ -287,6 +292,19 @@ class Compiler:
             # NOT MATERIALIZED: a CTE used twice must still let the planner reach the base table's indexes
             q = q.with_(name, as_=sel, materialized=False)
         return Compiled(q.sql("postgres", pretty=True), q, geometry=geometry, order_matters=order_matters)
+
+    def _side_rate(self, f: Frame, side) -> list[exp.Expression]:
+        """Rate of one comparison side: its count over the population of its town."""
+        p = self.pack
+        pop_ent = p.entity(p.convention("population", "entity"))
+        town = next((pl for pl in side.scope + f.scope if pl.entity == pop_ent.name), None)
+        if town is None:
+            raise CompileError("a rate comparison needs a town on each side")
+        per = f.measure.per or p.convention("population", "per", default=1000)
+        pop = (exp.select(_col(p.convention("population", "field"), "p")).from_(_table(p, pop_ent, "p"))
+               .where(exp.EQ(this=_col(pop_ent.names[0], "p"), expression=_lit(town.name))).subquery())
+        rate = exp.Div(this=exp.Mul(this=exp.Count(this=exp.Star()), expression=_lit(float(per))), expression=pop)
+        return [rate.as_("rate_per_" + str(per))]
 
     def _aggregate(self, f: Frame, ent: Entity, ctes: list, last: str, support_group: Group | None):
         p = self.pack

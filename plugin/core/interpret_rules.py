@@ -117,7 +117,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         after_group = any(p in group_cues for p in cx.before(s, 1))
         after_which = any(p in which_cues or p in topn or p in rank_desc or p in rank_asc for p in cx.before(s, 1))
         ents = readings(s, "entity")
-        if (after_distance or after_near) and ents and s is not entity_spans[0]:
+        if (after_distance or after_near) and ents:
             near_spans.append(s)
         elif after_group or (after_which and superlative and not _is_event(pack, ents)):
             group_spans.append(s)
@@ -250,6 +250,12 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
             f.time.isodow = []
         if not f.share_of and f.near and not f.group_by:
             f.share_of = [Predicate(op="near", text="near")]
+        late_places = [a for a in scope_spans if split is not None and a.start >= split]
+        if not f.share_of and late_places:
+            # "what share of <county> crashes were in <town>": the place is the numerator
+            f.share_of = [Predicate(op="place", values=[{"entity": a.value["entity"], "name": a.value["name"]}],
+                                    text=a.text) for a in late_places]
+            f.scope = [pl for pl in f.scope if pl.text not in {a.text for a in late_places}]
     elif (cx.cue("trend") or any(g.kind == "time" and g.key in ("year", "quarter", "month") for g in f.group_by)) \
             and not superlative:
         f.intent = "trend"

@@ -73,7 +73,8 @@ class Repairer:
                                (said is None) or p.entities[base].shares_words_with == e.name):
                     family.add(e.name)
             cands = sorted(family, key=p.priority)
-        scored = [(self._fit(p.entities[c], f) + (0.5 if c == said else 0), -p.priority(c), c) for c in cands]
+        latest = max((p.entities[c].years()[1] for c in cands if p.entities[c].years()), default=None)
+        scored = [(self._fit(p.entities[c], f, latest) + (0.5 if c == said else 0), -p.priority(c), c) for c in cands]
         scored.sort(reverse=True)
         best = scored[0][2] if scored else p.default_entity
         if best != f.target:
@@ -82,7 +83,7 @@ class Repairer:
             log("entity", "target", f.target or None, best, f"used {p.entities[best].label}: {why}")
         f.target = best
 
-    def _fit(self, e: Entity, f: Frame) -> float:
+    def _fit(self, e: Entity, f: Frame, latest: int | None = None) -> float:
         """How well an entity can express the frame: +1 per expressible part, -5 per impossible part."""
         score = 0.0
         preds = f.filters + f.share_of + [q for s in f.compare for q in s.filters]
@@ -94,6 +95,11 @@ class Repairer:
                     self._same_field(e, q) else -5
         if f.measure.kind == "epdo" and not e.severity_field:
             score -= 5
+        years = e.years()
+        open_ended = any((t.date_from and not t.date_to) or t.latest_year or t.last_n_years
+                         for t in [f.time] + [s.time for s in f.compare])
+        if open_ended and years and latest and years[1] == latest:
+            score += 0.6  # "since 2015", "the latest year": the source that reaches furthest
         times = [f.time] + [s.time for s in f.compare]
         years = e.years()
         for t in times:
@@ -138,7 +144,7 @@ class Repairer:
         return out
 
     def _resolve_pred(self, ent: Entity, q: Predicate, path: str, log, r: RepairResult) -> Predicate | None:
-        if q.op in ("time", "near"):
+        if q.op in ("time", "near", "place"):
             return q
         if q.concept:
             c = self.pack.concepts.get(q.concept)
@@ -379,6 +385,12 @@ def _merge_same_field(preds: list[Predicate], log) -> list[Predicate]:
             out.append(q)
             continue
         before = list(twin.values)
+        a, b = set(twin.values), set(q.values)
+        if a <= b or b <= a:  # "unlit roads after dark": the narrower value set is meant
+            twin.values = sorted(a & b, key=lambda v: (before + q.values).index(v))
+            twin.text = f"{twin.text} {q.text}"
+            log("filters_merged", "filters", before, twin.values, f"one field named twice: the narrower set ({twin.text})")
+            continue
         twin.values += [v for v in q.values if v not in twin.values]
         twin.text = f"{twin.text} or {q.text}"
         log("filters_merged", "filters", before, twin.values, f"one field, several values: any of them ({twin.text})")
