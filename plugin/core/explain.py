@@ -33,6 +33,9 @@ def describe(pack: Pack, f: Frame) -> str:
         parts.append(" ".join(f.time.text))
     elif f.time.years:
         parts.append("in " + ", ".join(map(str, f.time.years)))
+    elif f.time.date_from or f.time.date_to:
+        parts.append(f"from {f.time.date_from} to {f.time.date_to}" if f.time.date_from and f.time.date_to
+                     else f"since {f.time.date_from}" if f.time.date_from else f"until {f.time.date_to}")
     return " ".join(parts)
 
 

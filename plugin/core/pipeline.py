@@ -22,6 +22,7 @@ from .guard import Guard
 from .interpret_rules import interpret
 from .pack import Pack, load_pack, pack_summary
 from .plan import plan as make_plan
+from .recipes import match_recipe
 from .repair import Repairer
 from .text import language
 from .verify import verify
@@ -53,6 +54,8 @@ class Answer:
     result_hash: str = ""
     error: str = ""
     unknown: list[str] = field(default_factory=list)
+    candidates: list[dict] = field(default_factory=list)
+    recipe: dict | None = None
 
     def public(self) -> dict:
         """The CLI's JSON contract (rows without geometry, which maps take from `sql`)."""
@@ -145,11 +148,20 @@ class Pipeline:
             step("interpret")
             t0 = clock()
             frame = interpret(ann, self.pack, q)
+            recipe = match_recipe(self.pack, ann)
+            a.candidates = [frame.to_dict()]
+            if recipe:
+                # a reviewed analysis beats a fresh interpretation; both stay in the audit
+                a.candidates.append(recipe.frame.to_dict())
+                a.recipe = {"id": recipe.id, "title": recipe.title, "params": recipe.params}
+                frame = recipe.frame
+                trig = {t for r in self.pack.recipes if r["id"] == recipe.id for p in r["triggers"] for t in p.split()}
+                ann.unknown = [u for u in ann.unknown if u not in trig]
             if previous is not None:
                 frame = _follow_up(previous, frame)
             t["interpret"] = (clock() - t0) * 1000
             a.unknown = list(ann.unknown)
-            refusal = self._understood(ann, frame)
+            refusal = None if recipe else self._understood(ann, frame)
             if refusal:
                 a.status, a.answer = "clarify", refusal
                 a.frame = frame.to_dict()
@@ -243,7 +255,8 @@ class Pipeline:
     def audit_entry(self, a: Answer) -> dict:
         return {"time": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "question": a.question,
                 "pack": {"id": self.pack.id, "version": self.pack.version, "hash": self.pack.content_hash},
-                "model": None, "status": a.status, "answer": a.answer, "frame": a.frame, "repairs": a.repairs,
+                "model": None, "status": a.status, "answer": a.answer, "candidates": a.candidates,
+                "recipe": a.recipe, "frame": a.frame, "repairs": a.repairs,
                 "plan": a.plan, "sql": a.sql, "guard": a.guard, "timings_ms": a.timings_ms,
                 "row_count": len(a.rows), "truncated": a.truncated, "result_hash": a.result_hash,
                 "confidence": a.confidence, "features": a.features, "error": a.error, "notes": a.notes}
