@@ -183,3 +183,28 @@ def test_core_has_no_qt_and_no_pack_words():
     text = "\n".join(p.read_text() for p in core.glob("*.py"))
     for word in ("qgis", "PyQt", "massdot", "cambridge", "crash_severity", "CAMBRIDGE", "pop2010"):
         assert word not in text, word
+
+
+def test_nearest_k_features_ordered_by_distance(pipeline, admin):
+    a = ask(pipeline, "the 5 crashes nearest to cambridge rindge and latin")
+    ref = [r[0] for r in rows(admin, """SELECT c.crash_numb FROM ma.massdot_crash c, ma.school s
+                                         WHERE s.site_name = 'Cambridge Rindge and Latin' AND c.geom IS NOT NULL
+                                         ORDER BY ST_Distance(c.geom, s.geom), c.gid LIMIT 5""")]
+    assert col(a, "crash_numb") == ref and a.order_matters
+
+
+def test_group_by_day_of_week_in_calendar_order(pipeline, admin):
+    a = ask(pipeline, "police crashes by day of week")
+    ref = dict(rows(admin, "SELECT day_of_week, count(*) FROM ma.cambridge_crash GROUP BY 1"))
+    assert dict(zip(col(a, "day_of_week"), col(a, "count"))) == ref
+    assert col(a, "day_of_week")[:7] == ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+
+def test_dates_and_periods(pipeline, admin):
+    assert ask(pipeline, "how many crashes since october 1 2017").rows[0][0] == \
+        scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE crash_date >= '2017-10-01'")
+    assert ask(pipeline, "crashes in the first quarter of 2017").rows[0][0] == \
+        scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE extract(month FROM crash_date) <= 3")
+    assert ask(pipeline, "how many crashes on friday the 13th").rows[0][0] == \
+        scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE extract(isodow FROM crash_date) = 5 "
+                      "AND extract(day FROM crash_date) = 13")

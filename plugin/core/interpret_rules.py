@@ -202,8 +202,8 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         n.filters = support_preds
         n.scope = [Place(text=a.text, entity=a.value["entity"], name=a.value["name"], score=a.value["score"],
                          candidates=a.value["others"]) for a in support_scope]
-        if cx.cue("nearest") and topn:
-            n.mode, n.k = "nearest", topn[0].value["n"]
+        if cx.cue("nearest"):
+            n.mode, n.k = "nearest", (topn[0].value["n"] if topn else None)
         f.near = n
     # groups
     for g in group_spans:
@@ -267,6 +267,8 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         f.intent = "list"
     else:
         f.intent = "count"  # a bare "icy crashes in worcester" asks how many; show/list/map ask for the features
+    if f.near and f.near.mode == "nearest" and not f.group_by and not f.compare:
+        f.intent = "list"  # the k nearest features, ordered by distance
     if f.intent == "rank":
         limit = topn[0].value["n"] if topn else (1 if which_cues and not _plural_group(cx, group_spans) else None)
         f.rank = Rank("asc" if rank_asc and not rank_desc else "desc", limit)

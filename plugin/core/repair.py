@@ -99,7 +99,7 @@ class Repairer:
         open_ended = any((t.date_from and not t.date_to) or t.latest_year or t.last_n_years
                          for t in [f.time] + [s.time for s in f.compare])
         if open_ended and years and latest and years[1] == latest:
-            score += 0.6  # "since 2015", "the latest year": the source that reaches furthest
+            score += 0.3  # "since 2015", "the latest year": the source that reaches furthest
         times = [f.time] + [s.time for s in f.compare]
         years = e.years()
         for t in times:
@@ -263,6 +263,9 @@ class Repairer:
             r.clarify.append({"text": n.anchor.text, "choices": [n.anchor.name] + [c["name"] for c in n.anchor.candidates]})
         if n.anchor and n.anchor.score < 100:
             log("anchor_fuzzy", "near.anchor", n.anchor.text, n.anchor.name, f"closest name ({n.anchor.score:.0f}/100)")
+        if n.mode == "nearest" and not n.k:
+            log("nearest_default", "near.k", None, 10, "no number given: the 10 nearest")
+            n.k = 10
         if n.distance_m is None and n.mode != "nearest":
             key = "default_along_m" if n.mode == "along" else "default_near_m"
             d = float(self.pack.convention("distance", key, default=100))

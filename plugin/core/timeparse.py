@@ -56,7 +56,7 @@ class TimeParser:
         hr = r"(\d{1,2}(?::\d\d)?|midnight|noon)"
         self.patterns: list[tuple[str, re.Pattern]] = [
             ("distance", re.compile(rf"\b{nums} ({units})\b")),
-            ("topn", re.compile(rf"\b(?:top|first|best|worst|highest|lowest|bottom|which|what) {nums}\b|\b{nums} (?:most|highest|worst|least|fewest|lowest|safest|busiest|top)\b")),
+            ("topn", re.compile(rf"\b(?:top|first|best|worst|highest|lowest|bottom|which|what) {nums}\b|\b{nums} (?:most|highest|worst|least|fewest|lowest|safest|busiest|top)\b|\b(?:nearest|closest) {nums}\b|\b{nums} (?=(?:\w+ ){{0,2}}(?:nearest|closest)\b)")),
             ("per", re.compile(r"\bper (\d+) (?:residents|people|inhabitants|population|persons|capita)\b")),
             ("hour_range", re.compile(rf"\b(?:between|from) {hr} ?(am|pm)? (?:and|to) {hr} ?(am|pm)?(?: in the (morning|afternoon|evening))?\b")),
             ("date_range", re.compile(rf"\b(?:between|from) ({months}) (\d{{1,2}}) (?:{YEAR} )?(?:and|to|through|until) (?:({months}) )?(\d{{1,2}}) ?{YEAR}?\b")),
@@ -199,7 +199,7 @@ class TimeParser:
             n = self._num(g[0])
             return {"metres": n * self.lang["units"][g[1]], "text": m.group(0)} if n is not None else None
         if kind == "topn":
-            n = self._num(g[0] or g[1])
+            n = self._num(next(x for x in g if x))
             return {"n": int(n)} if n else None
         if kind == "per":
             return {"per": int(g[0])}
