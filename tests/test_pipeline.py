@@ -208,3 +208,21 @@ def test_dates_and_periods(pipeline, admin):
     assert ask(pipeline, "how many crashes on friday the 13th").rows[0][0] == \
         scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE extract(isodow FROM crash_date) = 5 "
                       "AND extract(day FROM crash_date) = 13")
+
+
+def test_comparison_sides_are_the_linked_items_only(pipeline, admin):
+    a = ask(pipeline, "fatal crashes in middlesex vs worcester county")
+    assert col(a, "count") == [scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE crash_severity_descr = "
+                                             "'Fatal injury' AND cnty_name = %s", c) for c in ("MIDDLESEX", "WORCESTER")]
+    a = ask(pipeline, "share of injury crashes at night vs daylight")
+    ref = [scalar(admin, """SELECT 100.0 * count(*) FILTER (WHERE crash_severity_descr IN ('Fatal injury','Non-fatal injury'))
+                            / count(*) FROM ma.massdot_crash WHERE ambnt_light_descr LIKE %s""", pat) for pat in ("Dark%%", "Daylight")]
+    assert [round(v, 6) for v in col(a, "share_pct")] == [round(float(v), 6) for v in ref]
+
+
+def test_epdo_rate_per_residents(pipeline, admin):
+    a = ask(pipeline, "epdo per 1000 residents in boston")
+    ref = scalar(admin, """SELECT sum(CASE WHEN crash_severity_descr IN ('Fatal injury','Non-fatal injury') THEN 21 ELSE 1 END)
+                           * 1000.0 / (SELECT pop2010 FROM ma.town WHERE town = 'BOSTON')
+                           FROM ma.massdot_crash WHERE city_town_name = 'BOSTON'""")
+    assert abs(col(a, "rate_per_1000")[0] - float(ref)) < 1e-9

@@ -49,6 +49,10 @@ class Lexicon:
         for part, words in lang["time_parts"].items():
             for w in words:
                 lex.add(w, "timepart", part)
+                # "by hour of day" must not be read as "by hour" + "of day"
+                for cue in ("by", "per", "each", "every", "for each"):
+                    if not w.startswith(cue + " "):
+                        lex.add(f"{cue} {w}", "timepart", part)
         return lex
 
 

@@ -163,7 +163,7 @@ class Compiler:
 
     def measure(self, f: Frame, ent: Entity, t: str, outer: bool = False) -> list[exp.Expression]:
         """Measure columns; `outer` when rows come from an outer join (a NULL row is no record)."""
-        m = f.measure.kind
+        m = "epdo" if f.measure.kind == "rate" and f.measure.field == "epdo" else f.measure.kind
         star = (lambda: exp.Count(this=_col(ent.key, t))) if outer else (lambda: exp.Count(this=exp.Star()))
         if m == "epdo":
             conv = self.pack.convention("epdo")
@@ -176,7 +176,7 @@ class Compiler:
             case = case.else_(_lit(conv["default_weight"]))
             return [exp.Sum(this=case).as_("epdo")]
         count = star()
-        if f.intent == "share":
+        if f.intent == "share" or (f.compare and f.share_of):
             if f.share_of:
                 cond = exp.and_(*[self.predicate(p, t, ent) for p in f.share_of])
                 num = exp.Filter(this=star(), expression=exp.Where(this=cond))
@@ -303,7 +303,9 @@ class Compiler:
         per = f.measure.per or p.convention("population", "per", default=1000)
         pop = (exp.select(_col(p.convention("population", "field"), "p")).from_(_table(p, pop_ent, "p"))
                .where(exp.EQ(this=_col(pop_ent.names[0], "p"), expression=_lit(town.name))).subquery())
-        rate = exp.Div(this=exp.Mul(this=exp.Count(this=exp.Star()), expression=_lit(float(per))), expression=pop)
+        value = self.measure(f, self.pack.entity(f.target), "t")[0].unalias() if f.measure.field == "epdo" \
+            else exp.Count(this=exp.Star())
+        rate = exp.Div(this=exp.Mul(this=value, expression=_lit(float(per))), expression=pop)
         return [rate.as_("rate_per_" + str(per))]
 
     def _aggregate(self, f: Frame, ent: Entity, ctes: list, last: str, support_group: Group | None):
@@ -357,25 +359,26 @@ class Compiler:
             per = f.measure.per or p.convention("population", "per", default=1000)
             key = next((g for g in f.group_by if g.kind in ("field", "area")), None)
             name_col = pop_ent.names[0]
-            rate = exp.Div(this=exp.Mul(this=exp.column("count", "g"), expression=_lit(float(per))),
+            num = "epdo" if f.measure.field == "epdo" else "count"
+            rate = exp.Div(this=exp.Mul(this=exp.column(num, "g"), expression=_lit(float(per))),
                            expression=exp.func("NULLIF", _col(pop_field, "p"), _lit(0)))
             if key:
                 kname = key.key if key.kind == "field" else key.key
                 on = exp.EQ(this=_col(name_col, "p"), expression=exp.column(kname, "g"))
-                rsel = (exp.select(exp.column(kname, "g"), exp.column("count", "g"), _col(pop_field, "p").as_("population"),
+                rsel = (exp.select(exp.column(kname, "g"), exp.column(num, "g"), _col(pop_field, "p").as_("population"),
                                    rate.as_("rate_per_" + str(per)))
                         .from_(_cte_ref(last, "g")).join(_table(p, pop_ent, "p"), on=on))
             elif f.measure.total:
                 total_pop = exp.select(exp.Sum(this=_col(pop_field, "p"))).from_(_table(p, pop_ent, "p")).subquery()
-                rate = exp.Div(this=exp.Mul(this=exp.column("count", "g"), expression=_lit(float(per))),
+                rate = exp.Div(this=exp.Mul(this=exp.column(num, "g"), expression=_lit(float(per))),
                                expression=total_pop)
-                rsel = exp.select(exp.column("count", "g"), total_pop.copy().as_("population"),
+                rsel = exp.select(exp.column(num, "g"), total_pop.copy().as_("population"),
                                   rate.as_("rate_per_" + str(per))).from_(_cte_ref(last, "g"))
             else:
                 town = next((pl for pl in f.scope if pl.entity == pop_ent.name), None)
                 if town is None:
                     raise CompileError("a rate per residents needs towns")
-                rsel = (exp.select(_lit(town.name).as_(pop_ent.name), exp.column("count", "g"),
+                rsel = (exp.select(_lit(town.name).as_(pop_ent.name), exp.column(num, "g"),
                                    _col(pop_field, "p").as_("population"), rate.as_("rate_per_" + str(per)))
                         .from_(_cte_ref(last, "g")).join(_table(p, pop_ent, "p"),
                                                          on=exp.EQ(this=_col(name_col, "p"), expression=_lit(town.name))))

@@ -26,6 +26,88 @@ def _psycopg2():
         raise ExecutionError("driver", "psycopg2 is not installed: install python3-psycopg2") from e
 
 
+def single_statement_problem(sql: str) -> str | None:
+    """Why PostgreSQL's lexer could see more than one statement, or an unbalanced one, in `sql` (else None).
+
+    A second line behind the guard: the executor wraps `sql` in a sub-query, so the only way to run a
+    second statement is a ';' outside strings and comments or a ')' that closes the wrapper. This follows
+    PostgreSQL's lexer (standard_conforming_strings on, which the executor sets): '...' with '' escapes,
+    E'...' with backslash escapes, "..." identifiers, $tag$...$tag$, -- comments and nested /* */.
+    """
+    i, n, depth = 0, len(sql), 0
+    if "\x00" in sql:
+        return "a NUL character"
+    while i < n:
+        c = sql[i]
+        if c == "-" and sql.startswith("--", i):
+            j = sql.find("\n", i)
+            i = n if j < 0 else j + 1
+        elif c == "/" and sql.startswith("/*", i):
+            level, i = 1, i + 2
+            while i < n and level:
+                if sql.startswith("/*", i):
+                    level, i = level + 1, i + 2
+                elif sql.startswith("*/", i):
+                    level, i = level - 1, i + 2
+                else:
+                    i += 1
+            if level:
+                return "an unterminated comment"
+        elif c in "eE" and i + 1 < n and sql[i + 1] == "'" and not (i and (sql[i - 1].isalnum() or sql[i - 1] in "_$")):
+            i += 2
+            while i < n:
+                if sql[i] == "\\":
+                    i += 2
+                elif sql[i] == "'" and i + 1 < n and sql[i + 1] == "'":
+                    i += 2
+                elif sql[i] == "'":
+                    break
+                else:
+                    i += 1
+            if i >= n:
+                return "an unterminated string"
+            i += 1
+        elif c == "'" or c == '"':
+            i += 1
+            while True:
+                j = sql.find(c, i)
+                if j < 0:
+                    return "an unterminated string or identifier"
+                if j + 1 < n and sql[j + 1] == c:
+                    i = j + 2
+                    continue
+                i = j + 1
+                break
+        elif c == "$" and not (i and (sql[i - 1].isalnum() or sql[i - 1] in "_$")):
+            j = i + 1
+            while j < n and (sql[j].isalnum() or sql[j] == "_") and not (j == i + 1 and sql[j].isdigit()):
+                j += 1
+            if j < n and sql[j] == "$":
+                tag = sql[i:j + 1]
+                k = sql.find(tag, j + 1)
+                if k < 0:
+                    return "an unterminated dollar-quoted string"
+                i = k + len(tag)
+            else:
+                i += 1
+        elif c.isalpha() or c == "_" or ord(c) > 127:
+            while i < n and (sql[i].isalnum() or sql[i] in "_$" or ord(sql[i]) > 127):
+                i += 1
+        elif c == ";":
+            return "a ';' between statements"
+        elif c == "(":
+            depth, i = depth + 1, i + 1
+        elif c == ")":
+            depth, i = depth - 1, i + 1
+            if depth < 0:
+                return "a ')' that closes more than it opens"
+        else:
+            i += 1
+    if depth:
+        return "unbalanced parentheses"
+    return None
+
+
 class Executor:
     """One connection per executor, opened lazily and re-opened after a failure."""
 
@@ -44,7 +126,11 @@ class Executor:
             try:
                 self._conn = pg.connect(self.dsn, connect_timeout=5, application_name="mapask")
             except pg.OperationalError as e:
-                raise ExecutionError("connection", f"cannot connect to the database: {str(e).strip().splitlines()[0]}")
+                first = str(e).strip().splitlines()[0] if str(e).strip() else "no reply"
+                if "password authentication failed" in first or "authentication failed" in first:
+                    raise ExecutionError("auth", f"the database refused MapAsk's login ({first}); check the "
+                                                 "connection's user name and password")
+                raise ExecutionError("connection", f"cannot connect to the database: {first}")
             self._conn.autocommit = True  # transactions are opened explicitly as READ ONLY below
         return self._conn
 
@@ -59,28 +145,54 @@ class Executor:
 
     def close(self) -> None:
         if self._conn is not None:
-            self._conn.close()
+            try:
+                self._conn.close()
+            except Exception:
+                pass
             self._conn = None
+
+    def _begin(self, pg):
+        """Open the READ ONLY transaction; a connection that went stale while idle (server restarted,
+        session terminated) is replaced once, since nothing of the query has been sent yet."""
+        for attempt in (1, 2):
+            conn = self.connect()
+            try:
+                with conn.cursor() as cur:
+                    cur.execute("BEGIN READ ONLY")
+                return conn
+            except (pg.OperationalError, pg.InterfaceError) as e:
+                self.close()
+                if attempt == 2:
+                    first = str(e).strip().splitlines()[0] if str(e).strip() else "closed"
+                    raise ExecutionError("connection", f"the database connection failed: {first}")
 
     def run(self, sql: str, cap: int | None = None) -> QueryResult:
         """Run one guarded SELECT; only the guard's regenerated SQL should reach here."""
         pg = _psycopg2()
         cap = self.row_cap if cap is None else cap
+        if not isinstance(sql, str):
+            raise ExecutionError("refused", "the query is not text")
+        problem = single_statement_problem(sql)
+        if problem:
+            raise ExecutionError("refused", f"the query is not one balanced statement: it has {problem}")
+        wrapped = f"SELECT * FROM (\n{sql}\n) AS mapask_capped LIMIT {int(cap) + 1}"
         with self._lock:
-            conn = self.connect()
+            conn = self._begin(pg)
             t0 = time.perf_counter()
             try:
                 with conn.cursor() as cur:
                     self._running = conn
-                    cur.execute("BEGIN READ ONLY")
                     cur.execute("SET LOCAL statement_timeout = %s", (int(self.timeout_ms),))
+                    cur.execute("SET LOCAL standard_conforming_strings = on")
+                    # a client that dies mid-transaction must not hold locks on the pack's tables
+                    cur.execute("SET LOCAL idle_in_transaction_session_timeout = %s", (int(self.timeout_ms) + 5000,))
                     cost = None
                     if self.max_cost is not None:
-                        cur.execute("EXPLAIN (FORMAT JSON) " + sql)
+                        cur.execute("EXPLAIN (FORMAT JSON) " + wrapped)
                         cost = float(cur.fetchone()[0][0]["Plan"]["Total Cost"])
                         if cost > self.max_cost:
                             raise ExecutionError("too_costly", f"the query's estimated cost {cost:.0f} is over the limit {self.max_cost:.0f}")
-                    cur.execute(f"SELECT * FROM ({sql}) AS mapask_capped LIMIT {int(cap) + 1}")
+                    cur.execute(wrapped)
                     rows = cur.fetchall()
                     cols = [d.name for d in cur.description]
                     types = [d.type_code for d in cur.description]
@@ -91,16 +203,28 @@ class Executor:
                 kind = "timeout" if "timeout" in msg else "cancelled"
                 raise ExecutionError(kind, "the query took longer than the time limit" if kind == "timeout"
                                      else "the query was cancelled")
-            except pg.OperationalError as e:
+            except (pg.OperationalError, pg.InterfaceError) as e:
                 self.close()
-                raise ExecutionError("connection", f"the database connection failed: {str(e).strip().splitlines()[0] if str(e).strip() else 'closed'}")
+                first = str(e).strip().splitlines()[0] if str(e).strip() else "closed"
+                raise ExecutionError("connection", f"the database connection failed: {first}")
             except pg.Error as e:
                 raise ExecutionError(getattr(e, "pgcode", None) or "database",
-                                     f"the database refused the query: {str(e).strip().splitlines()[0]}")
+                                     f"the database refused the query: {str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__}")
+            except (ValueError, UnicodeError) as e:  # e.g. text the driver cannot send
+                raise ExecutionError("bad_input", f"the query could not be sent: {e}")
             finally:
                 self._running = None
-                if self._conn is not None and not self._conn.closed:
-                    try:
-                        self._conn.rollback() if not self._conn.autocommit else self._conn.cursor().execute("ROLLBACK")
-                    except Exception:
-                        self.close()
+                self._reset()
+
+    def _reset(self) -> None:
+        """End the transaction and return the session to its defaults (settings, advisory locks, prepared
+        statements): whatever a query did, the next one starts clean. A failure here drops the connection."""
+        conn = self._conn
+        if conn is None or conn.closed:
+            return
+        try:
+            with conn.cursor() as cur:
+                cur.execute("ROLLBACK")
+                cur.execute("DISCARD ALL")
+        except Exception:
+            self.close()

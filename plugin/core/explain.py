@@ -61,7 +61,7 @@ def explain(pack: Pack, f: Frame, columns: list[str], rows: list, value_col: int
         elif f.measure.kind == "epdo":
             s = f"The EPDO score of {what} is {_fmt(v)}."
         elif f.measure.kind == "rate":
-            s = f"{_fmt(v)} {what} per {f.measure.per:,} residents."
+            s = f"{_fmt(v)} {'EPDO points of ' if f.measure.field == 'epdo' else ''}{what} per {f.measure.per:,} residents."
         else:
             s = f"There were {_fmt(v)} {what}."
     else:

@@ -224,9 +224,12 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     if cx.cue("rate") or any(s.kind == "per" for s in spans):
         per = next((s.value["per"] for s in spans if s.kind == "per"), None)
         f.measure = Measure("rate", per=per or pack.convention("population", "per", default=1000),
-                            total=bool(cx.cue("statewide")))
+                            total=bool(cx.cue("statewide")), field="epdo" if cx.cue("epdo") else None)
     if sides:
         f.intent, f.compare = "compare", sides
+        if cx.cue("share"):
+            f.share_of = [p for _, p in target_preds]
+            target_preds = []
     elif cx.cue("share"):
         f.intent = "share"
         start = target_span.end if target_span else 0
@@ -349,41 +352,58 @@ def _group(pack: Pack, f: Frame, s: Span) -> Group | None:
     return None
 
 
+LINK_WORDS = {"and", "or", "vs", "vs.", "versus", "compared", "to", "with", "against", "than", "the", "in", "on",
+              "during", "at", "from", "between", "for", "a", "an"}
+
+
 def _sides(cx: Ctx, f: Frame, scope_spans: list, time_spans: list, target_preds: list) -> list[Side]:
-    """Two or more items of one kind joined by a comparison become sides, each with its own predicate."""
-    years = [s for s in time_spans if "years" in s.value and "months" not in s.value]
-    ranges = [s for s in time_spans if "year_range" in s.value]
-    dows = [s for s in time_spans if "isodow" in s.value]
-    months = [s for s in time_spans if "months" in s.value]
-    concepts = [(s, p) for s, p in target_preds]
+    """Items of one kind joined by comparison words ('boston vs worcester', 'at night or in daylight') become
+    sides, each with its own predicate; everything else stays shared by all sides."""
+    items: dict[str, list[tuple[Span, object]]] = {"place": [(a, a) for a in scope_spans], "pred": list(target_preds),
+                                                   "year": [], "range": [], "dow": [], "month": []}
+    for t in time_spans:
+        v = t.value
+        kind = "range" if "year_range" in v else "year" if "years" in v and "months" not in v else \
+            "dow" if "isodow" in v else "month" if "months" in v else None
+        if kind:
+            items[kind].append((t, t))
+    best: list[tuple[Span, object]] = []
+    best_kind = ""
+    for kind, lst in items.items():
+        lst.sort(key=lambda x: x[0].start)
+        chain: list[tuple[Span, object]] = []
+        for it in lst:
+            if chain and all(tok in LINK_WORDS for tok in cx.ann.tokens[chain[-1][0].end:it[0].start]) \
+                    and it[0].start - chain[-1][0].end <= 4:
+                chain.append(it)
+            elif len(chain) < 2:
+                chain = [it]
+        if len(chain) >= 2 and len(chain) > len(best):
+            best, best_kind = chain, kind
     sides: list[Side] = []
-    if len(scope_spans) >= 2:
-        for a in list(scope_spans):
-            sides.append(Side(label=_side_label(a), scope=[Place(text=a.text, entity=a.value["entity"],
-                                                               name=a.value["name"], score=a.value["score"])]))
-        scope_spans.clear()
-    elif len(years) >= 2 or (ranges and cx.cue("change") and len(years) == 0):
-        items = years if len(years) >= 2 else []
-        if not items:
-            a, b = ranges[0].value["year_range"]
-            for y in (a, b):
-                sides.append(Side(label=str(y), time=TimeSpec(years=[y])))
-            time_spans.remove(ranges[0])
-        for s in items:
-            sides.append(Side(label=str(s.value["years"][0]), time=TimeSpec(years=list(s.value["years"]))))
-            time_spans.remove(s)
-    elif len(concepts) >= 2:
-        for s, p in concepts:
-            sides.append(Side(label=s.text, filters=[p]))
-        target_preds.clear()
-    elif len(dows) >= 2:
-        for s in dows:
-            sides.append(Side(label=s.value.get("label") or s.text, time=TimeSpec(isodow=list(s.value["isodow"]))))
-            time_spans.remove(s)
-    elif len(months) >= 2:
-        for s in months:
-            sides.append(Side(label=s.value.get("season") or s.text, time=TimeSpec(months=list(s.value["months"]))))
-            time_spans.remove(s)
-    elif len(concepts) == 1 and (dows or scope_spans or years):
-        pass
-    return sides if len(sides) >= 2 else []
+    if not best:
+        ranges = items["range"]
+        if ranges and cx.cue("change"):  # "change from 2012 to 2016": the two end years
+            a, b = ranges[0][0].value["year_range"]
+            time_spans.remove(ranges[0][0])
+            return [Side(label=str(y), time=TimeSpec(years=[y])) for y in (a, b)]
+        return []
+    for span, payload in best:
+        v = span.value
+        if best_kind == "place":
+            sides.append(Side(label=_side_label(span), scope=[Place(text=span.text, entity=v["entity"], name=v["name"],
+                                                                   score=v["score"])]))
+            scope_spans.remove(span)
+        elif best_kind == "pred":
+            sides.append(Side(label=span.text, filters=[payload]))
+            target_preds.remove((span, payload))
+        else:
+            ts = TimeSpec()
+            _time_from_span(ts, v, span.text)
+            ts.text = []
+            label = str(v["years"][0]) if best_kind == "year" else \
+                "{}-{}".format(*v["year_range"]) if best_kind == "range" else \
+                v.get("label") or v.get("season") or span.text
+            sides.append(Side(label=label.removeprefix("in ").removeprefix("on ").removeprefix("during "), time=ts))
+            time_spans.remove(span)
+    return sides

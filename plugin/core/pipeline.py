@@ -267,7 +267,7 @@ class Pipeline:
 
 
 def _value_col(columns: list[str], f: Frame) -> int | None:
-    for name in ("share_pct", "epdo") + tuple(c for c in columns if c.startswith("rate_per_")) + ("count",):
+    for name in tuple(c for c in columns if c.startswith("rate_per_")) + ("share_pct", "epdo", "count"):
         if name in columns:
             return columns.index(name)
     return None

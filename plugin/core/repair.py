@@ -93,7 +93,7 @@ class Repairer:
             elif q.field:
                 score += 1 if (q.entity in (None, e.name) and q.field in e.fields) or \
                     self._same_field(e, q) else -5
-        if f.measure.kind == "epdo" and not e.severity_field:
+        if (f.measure.kind == "epdo" or f.measure.field == "epdo") and not e.severity_field:
             score -= 5
         years = e.years()
         open_ended = any((t.date_from and not t.date_to) or t.latest_year or t.last_n_years
