@@ -31,7 +31,13 @@ def cmd_ask(args) -> int:
             audit_path.parent.mkdir(parents=True, exist_ok=True)
             with audit_path.open("a", encoding="utf-8") as fh:
                 fh.write(json.dumps(entry, default=str) + "\n")
-    pipe = Pipeline(args.pack, args.dsn, audit=record)
+    from .core.interpret_model import ModelError, backend_from_setting
+    try:
+        model = backend_from_setting(args.model)
+    except ModelError as e:
+        print(f"model: {e}; answering with the rules interpreter only", file=sys.stderr)
+        model = None
+    pipe = Pipeline(args.pack, args.dsn, audit=record, model=model)
     a = pipe.ask(args.question)
     if args.json:
         print(json.dumps(a.public(), default=str))
@@ -48,6 +54,13 @@ def cmd_ask(args) -> int:
             print(f"repair {r['code']} at {r['path']}: {r['before']!r} -> {r['after']!r} ({r['reason']})")
         if a.sql:
             print("\n" + a.sql)
+    if args.export:  # after the answer, so a failed export still shows it
+        from .qgis.export import ExportError, export_cli  # QGIS is only needed for exports
+        try:
+            print(f"exported {export_cli(args.export, a, pipe)}", file=sys.stderr)
+        except ExportError as e:
+            print(f"mapask: {e}", file=sys.stderr)
+            return 2
     return 0 if a.status in ("answered", "clarify", "refused") else 1
 
 
@@ -70,11 +83,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="mapask", description=__doc__)
     ap.add_argument("--dsn", default=os.environ.get("MAPASK_DSN", DEFAULT_DSN))
     ap.add_argument("--pack", default=os.environ.get("MAPASK_PACK", str(DEFAULT_PACK)))
+    ap.add_argument("--model", default=os.environ.get("MAPASK_MODEL", "none"),
+                    help="none, a GGUF file path, or an OpenAI-compatible server URL")
     sub = ap.add_subparsers(dest="cmd", required=True)
     a = sub.add_parser("ask", help="answer one question")
     a.add_argument("question")
     a.add_argument("--json", action="store_true", help="print exactly one JSON object")
     a.add_argument("--audit", default=str(ROOT / "var" / "audit.jsonl"), help="append the audit entry here")
+    a.add_argument("--export", metavar="PATH", help="also write the answer to PATH: .gpkg (layers + provenance "
+                   "table), .csv (+ .provenance.json) or .png (map)")
     c = sub.add_parser("check", help="check the knowledge pack against the database")
     c.add_argument("--write-codes", action="store_true", help="draft codes.yaml from the data first")
     args = ap.parse_args(argv)

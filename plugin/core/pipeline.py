@@ -17,12 +17,14 @@ from .compile_sql import Compiler
 from .errors import CompileError, ExecutionError, MapAskError
 from .execute import Executor
 from .explain import explain
-from .frame import Frame, frame_from_dict
+from .frame import Frame, Place, frame_from_dict
 from .guard import Guard
 from .interpret_rules import interpret
 from .pack import Pack, load_pack, pack_summary
 from .plan import plan as make_plan
+from .interpret_model import Backend, interpret_with_model
 from .recipes import match_recipe
+from .text import normalize
 from .repair import Repairer
 from .text import language
 from .verify import verify
@@ -56,6 +58,8 @@ class Answer:
     unknown: list[str] = field(default_factory=list)
     candidates: list[dict] = field(default_factory=list)
     recipe: dict | None = None
+    model: dict | None = None
+    selection: str = ""
 
     def public(self) -> dict:
         """The CLI's JSON contract (rows without geometry, which maps take from `sql`)."""
@@ -83,8 +87,11 @@ def result_hash(columns: list[str], rows: list[list]) -> str:
 
 class Pipeline:
     def __init__(self, pack: Pack | str | Path, dsn: str, executor: Executor | None = None,
-                 audit: Callable[[dict], None] | None = None):
+                 audit: Callable[[dict], None] | None = None, model: Backend | None = None,
+                 model_min_confidence: float = 0.5):
         self.pack = pack if isinstance(pack, Pack) else load_pack(pack)
+        self.model = model
+        self.model_min_confidence = model_min_confidence
         self.executor = executor or Executor(dsn)
         self.guard = Guard(self.pack)
         self.compiler = Compiler(self.pack)
@@ -162,12 +169,30 @@ class Pipeline:
             t["interpret"] = (clock() - t0) * 1000
             a.unknown = list(ann.unknown)
             refusal = None if recipe else self._understood(ann, frame)
+            model_frame = None
+            if self.model is not None and not recipe:
+                step("model")
+                t0 = clock()
+                model_frame, mlog = interpret_with_model(self.model, self.pack, q, self._resolve_place)
+                t["model"] = (clock() - t0) * 1000
+                a.model = {"id": self.model.id, "log": mlog}
+                if model_frame is not None:
+                    a.candidates.append(model_frame.to_dict())
+            if model_frame is not None:
+                self._choose(a, frame, model_frame, refusal, step)
+                return
             if refusal:
                 a.status, a.answer = "clarify", refusal
                 a.frame = frame.to_dict()
                 return
         else:
             frame = given
+        self._answer_frame(a, frame, step)
+
+    def _answer_frame(self, a: Answer, frame: Frame, step: Callable[[str], None]) -> None:
+        """Repair, plan, compile, guard, execute, verify and explain one frame into `a`."""
+        t = a.timings_ms
+        clock = time.perf_counter
         step("repair")
         t0 = clock()
         rep = self.repairer.run(frame)
@@ -225,6 +250,50 @@ class Pipeline:
         a.result_hash = result_hash(a.columns, a.rows)
         a.status = "answered"
 
+    def _choose(self, a: Answer, rules: Frame, model: Frame, refusal: str | None,
+                step: Callable[[str], None]) -> None:
+        """Evaluate the rules and the model candidates; keep the rules answer unless only the model's is usable.
+        Agreement (same result hash) is recorded: it is evidence for the answer."""
+        b = Answer(question=a.question, unknown=list(a.unknown))
+        try:
+            self._answer_frame(b, model, step)
+        except MapAskError as e:
+            b.status, b.error = "error", str(e)
+        if refusal is None:
+            self._answer_frame(a, rules, step)
+            if a.status == "answered" and b.status == "answered" and b.result_hash == a.result_hash:
+                a.selection = "rules and model agree"
+            elif a.status != "answered" and b.status == "answered" and (b.confidence or 0) >= self.model_min_confidence:
+                self._adopt(a, b, "the rules could not answer; the model's frame could")
+            else:
+                a.selection = "rules (the model's frame " + ("gave another result" if b.status == "answered"
+                                                            else f"was not usable: {b.status}") + ")"
+            return
+        if b.status == "answered" and (b.confidence or 0) >= self.model_min_confidence:
+            self._adopt(a, b, "the rules did not understand the question; the model's frame was checked and run")
+        else:
+            a.status, a.answer, a.frame = "clarify", refusal, rules.to_dict()
+            a.selection = "clarify (the model's frame was not trustworthy enough)"
+
+    @staticmethod
+    def _adopt(a: Answer, b: Answer, why: str) -> None:
+        keep = {"question", "timings_ms", "candidates", "model", "recipe", "unknown"}
+        for k, v in b.__dict__.items():
+            if k not in keep:
+                setattr(a, k, v)
+        a.timings_ms.update({k: v for k, v in b.timings_ms.items() if k not in a.timings_ms})
+        a.selection = "model: " + why
+
+    def _resolve_place(self, text: str) -> Place | None:
+        """A place name said to the model, resolved like the rules interpreter resolves it."""
+        ann = self.annotator()
+        toks = normalize(text).split()
+        hits = ann.anchors.match(toks, set(), self.pack, ann.stop, ann.known_words) if ann.anchors else []
+        if not hits:
+            return None
+        m = max(hits, key=lambda h: (h.end - h.start, h.score))
+        return Place(text=text, entity=m.entity, name=m.name, score=m.score, candidates=m.others)
+
     def _understood(self, ann, frame: Frame) -> str | None:
         """A plain reason to ask back when too little of the question was understood, else None."""
         known = [s for s in ann.spans if s.kind not in ("cue", "timepart")]
@@ -255,7 +324,7 @@ class Pipeline:
     def audit_entry(self, a: Answer) -> dict:
         return {"time": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "question": a.question,
                 "pack": {"id": self.pack.id, "version": self.pack.version, "hash": self.pack.content_hash},
-                "model": None, "status": a.status, "answer": a.answer, "candidates": a.candidates,
+                "model": a.model, "selection": a.selection, "status": a.status, "answer": a.answer, "candidates": a.candidates,
                 "recipe": a.recipe, "frame": a.frame, "repairs": a.repairs,
                 "plan": a.plan, "sql": a.sql, "guard": a.guard, "timings_ms": a.timings_ms,
                 "row_count": len(a.rows), "truncated": a.truncated, "result_hash": a.result_hash,
