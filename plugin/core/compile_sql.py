@@ -241,7 +241,10 @@ class Compiler:
                         .where(exp.Is(this=_col("geom", "t"), expression=exp.null()).not_())
                         .order_by(exp.Ordered(this=exp.column("distance_m"))).limit(int(f.near.k or 10)))
             elif support_group:
-                near = (exp.select(_col(sup.display, "s").as_("group_key"), _col(sup.key, "s").as_("group_id"),
+                # unnamed features are kept apart by their key rather than pooled under NULL
+                label = exp.func("COALESCE", exp.cast(_col(sup.display, "s"), "text"),
+                                 exp.DPipe(this=_lit("#"), expression=exp.cast(_col(sup.key, "s"), "text")))
+                near = (exp.select(label.as_("group_key"), _col(sup.key, "s").as_("group_id"),
                                    _col(ent.key, "t").as_("fid"))
                         .from_(_cte_ref("support", "s"))
                         .join(_cte_ref(last, "t"), on=within, join_type="left"))

@@ -26,7 +26,10 @@ def describe(pack: Pack, f: Frame) -> str:
         sup = pack.entity(f.near.entity)
         what = f.near.anchor.name if f.near.anchor else " ".join([p.text for p in f.near.filters if p.text] + [sup.plural])
         rel = "along" if f.near.mode == "along" else "nearest to" if f.near.mode == "nearest" else "within"
-        parts.append(f"{rel} {f.near.distance_m:g} m of {what}" if f.near.mode != "nearest" else f"{rel} {what}")
+        if f.near.mode == "along":
+            parts.append(f"along {what} (within {f.near.distance_m:g} m)")
+        else:
+            parts.append(f"{rel} {f.near.distance_m:g} m of {what}" if f.near.mode != "nearest" else f"{rel} {what}")
     for pl in f.scope:
         parts.append(f"in {pl.name.title() if pl.name.isupper() else pl.name}")
     if f.time.text:

@@ -304,9 +304,12 @@ def _heads_anchor(ann: Annotation, s: Span, anchors: list[Span]) -> bool:
     """'the city of X', 'town of X': an entity word naming the kind of the anchor right after it."""
     ents = readings(s, "entity")
     for a in anchors:
+        if a.value["entity"] not in ents:
+            continue
         gap = ann.tokens[s.end:a.start]
-        if a.start >= s.end and len(gap) <= 2 and all(t in ("of", "called", "named") for t in gap) \
-                and a.value["entity"] in ents:
+        if a.start >= s.end and len(gap) <= 2 and all(t in ("of", "called", "named") for t in gap):
+            return True
+        if s.start == a.end:  # "<name> neighborhood"
             return True
     return False
 

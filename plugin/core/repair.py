@@ -95,6 +95,9 @@ class Repairer:
                     self._same_field(e, q) else -5
         if (f.measure.kind == "epdo" or f.measure.field == "epdo") and not e.severity_field:
             score -= 5
+        asked = {q.concept for q in preds if q.concept}
+        if e.always and not set(e.always) <= asked:
+            score -= 5  # a source holding only bicycle crashes cannot answer about all crashes
         years = e.years()
         open_ended = any((t.date_from and not t.date_to) or t.latest_year or t.last_n_years
                          for t in [f.time] + [s.time for s in f.compare])
@@ -115,6 +118,8 @@ class Repairer:
                 score -= 3
             if years and t.date_to and int(t.date_to[:4]) < years[0]:
                 score -= 3
+            if years and t.date_from and int(t.date_from[:4]) < years[0]:
+                score -= 1  # part of the asked period is not covered
         town = e.coverage.get("town")
         for pl in f.scope + [pl for s in f.compare for pl in s.scope]:
             if town and pl.entity and self.pack.entities.get(pl.entity) and \
