@@ -226,3 +226,20 @@ def test_epdo_rate_per_residents(pipeline, admin):
                            * 1000.0 / (SELECT pop2010 FROM ma.town WHERE town = 'BOSTON')
                            FROM ma.massdot_crash WHERE city_town_name = 'BOSTON'""")
     assert abs(col(a, "rate_per_1000")[0] - float(ref)) < 1e-9
+
+
+@pytest.mark.parametrize("q,status", [
+    ("whats the most dangerous town for pedestrians", "clarify"),       # pedestrian records are all in one town
+    ("number of crashes per county per 1000 residents", "clarify"),     # no population by county in the pack
+])
+def test_answers_that_would_mislead_are_asked_back(pipeline, q, status):
+    a = pipeline.ask(q)
+    assert a.status == status and not a.sql, a.answer
+
+
+def test_areas_are_groups_for_event_measures(pipeline, admin):
+    a = ask(pipeline, "epdo for cambridge neighborhoods")
+    ref = dict(rows(admin, """SELECT n.name, coalesce(sum(CASE WHEN c.crash_severity_descr IN ('Fatal injury','Non-fatal injury')
+                              THEN 21 WHEN c.gid IS NOT NULL THEN 1 ELSE 0 END), 0) FROM ma.neighborhood n
+                              LEFT JOIN ma.massdot_crash c ON ST_Intersects(n.geom, c.geom) GROUP BY 1"""))
+    assert dict(zip(col(a, "neighborhood"), col(a, "epdo"))) == ref

@@ -30,8 +30,9 @@ def describe(pack: Pack, f: Frame) -> str:
             parts.append(f"along {what} (within {f.near.distance_m:g} m)")
         else:
             parts.append(f"{rel} {f.near.distance_m:g} m of {what}" if f.near.mode != "nearest" else f"{rel} {what}")
-    for pl in f.scope:
-        parts.append(f"in {pl.name.title() if pl.name.isupper() else pl.name}")
+    names = [pl.name.title() if pl.name.isupper() else pl.name for pl in f.scope]
+    if names:
+        parts.append("in " + " or ".join(names))
     if f.time.text:
         parts.append(" ".join(f.time.text))
     elif f.time.years:

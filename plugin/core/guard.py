@@ -32,7 +32,7 @@ ALLOWED_FUNCTIONS = {
     "cast", "trycast", "extract", "nullif", "coalesce", "greatest", "least", "round", "floor", "ceil", "abs",
     "div", "mod", "power", "pow", "sqrt", "ln", "log", "exp", "sign", "case", "if", "date_trunc", "datetrunc",
     "timestamptrunc", "to_char", "to_date", "date_part", "make_date", "age", "now", "current_date",
-    "currentdate", "currenttimestamp", "upper", "lower", "trim", "length", "substring", "substr", "concat",
+    "currentdate", "currenttimestamp", "current_timestamp", "upper", "lower", "trim", "length", "substring", "substr", "concat",
     "replace", "position", "strpos", "split_part", "initcap", "left", "right", "btrim", "ltrim", "rtrim",
     "tochar", "timetostr", "time_to_str", "strtotime", "str_to_time", "strtodate", "str_to_date", "dateadd",
     "datediff", "interval", "avgif", "countif", "any_value", "bool_and", "bool_or", "filter", "stddevsamp",

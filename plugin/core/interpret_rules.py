@@ -8,7 +8,8 @@ from .frame import Frame, Group, Measure, Near, Place, Predicate, Rank, Side, Ti
 from .pack import Pack
 from .timeparse import Span
 
-FILLER = {"the", "a", "an", "any", "all", "of", "to", "each", "every", "public", "private", "nearby", "from"}
+FILLER = {"the", "a", "an", "any", "all", "of", "to", "each", "every", "public", "private", "nearby", "from",
+          "dangerous", "risky", "safe", "common", "frequent", "many"}
 
 
 def readings(span: Span, kind: str) -> list:
@@ -135,6 +136,13 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
             elif s.start > (target_span.end if target_span else 0):
                 near_spans.append(s)
     f.target = readings(target_span, "entity")[0] if target_span else ""
+    if target_span and not _is_event(pack, [f.target]) and pack.entities[f.target].area and (
+            cx.cue("epdo") or cx.cue("rate") or any(
+                c not in pack.concepts or f.target not in pack.concepts[c].where
+                for c in (v for s in spans for k, v in (s.items or [(s.kind, s.value)]) if k == "concept"))):
+        # "epdo for the neighbourhoods": areas are what the events are counted by, not what is counted
+        group_spans.append(target_span)
+        f.target = ""
 
     # --- time
     time_spans = [s for s in spans if s.kind == "time"]

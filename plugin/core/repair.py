@@ -298,6 +298,9 @@ class Repairer:
                                   if en in self.pack.entities), None)
                     area = next((e for e in self.pack.entities.values() if e.area and place and e.name == place), None)
                     if area:
+                        if ent.coverage.get("town") and area.coverage.get("town") is None:
+                            r.problems.append(f"every {ent.label} record is in {ent.coverage['town'].title()}: "
+                                              f"grouping them by {area.label} says nothing")
                         out.append(Group("area", area.name))
                         log("group_spatial", f"group_by[{i}]", g.key, area.name, f"{ent.label} has no {place} field")
                         continue
@@ -349,6 +352,11 @@ class Repairer:
             f.measure = Measure("count")
         if m.kind == "rate" and not m.total:
             pop = self.pack.convention("population", "entity")
+            own = ent.places.get(pop, {}).get("field")
+            other = [g for g in f.group_by if g.kind in ("field", "area") and g.key not in (pop, own)]
+            if other:
+                r.problems.append(f"rates per residents are available per {self.pack.entity(pop).label} only "
+                                  f"(the pack has no population by {other[0].key.split('.')[-1]})")
             towns = [pl for pl in f.scope if pl.entity == pop]
             if len(towns) > 1 and not f.group_by:
                 pf = ent.places.get(pop)
