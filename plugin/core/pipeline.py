@@ -238,7 +238,12 @@ class Pipeline:
         step("verify")
         t0 = clock()
         value_col = _value_col(a.columns, f)
-        v = verify(self.pack, a.unknown, rep.repairs, rep.notes, rep.clarify, a.rows, a.truncated, value_col)
+        spatial = bool(f.near or any(not self.pack.entity(f.target).places.get(pl.entity) for pl in f.scope)
+                       or any(g.kind in ("area", "support") for g in f.group_by))
+        missing = self._missing_geometry(f.target) if spatial else None
+        if missing and missing[0]:
+            rep.notes.append(f"{missing[0]:,} of all {missing[1]:,} {self.pack.entity(f.target).plural} in the data have no location and cannot be placed")
+        v = verify(self.pack, a.unknown, rep.repairs, rep.notes, rep.clarify, a.rows, a.truncated, value_col, missing)
         a.confidence, a.features = v.confidence, [x.__dict__ for x in v.features]
         t["verify"] = (clock() - t0) * 1000
         step("explain")
@@ -249,6 +254,19 @@ class Pipeline:
         t["explain"] = (clock() - t0) * 1000
         a.result_hash = result_hash(a.columns, a.rows)
         a.status = "answered"
+
+    def _missing_geometry(self, entity: str) -> tuple[int, int]:
+        """(records without geometry, records) of one entity, read once through the guard."""
+        cache = self.__dict__.setdefault("_nulls", {})
+        if entity not in cache:
+            ent = self.pack.entity(entity)
+            geom = exp.column("geom", quoted=True)
+            q = exp.select(exp.Filter(this=exp.Count(this=exp.Star()), expression=exp.Where(this=geom.is_(exp.null()))),
+                           exp.Count(this=exp.Star())).from_(exp.table_(ent.table, db=self.pack.schema, quoted=True))
+            rep = self.guard.check(q.sql("postgres"))
+            row = self.executor.run(rep.sql).rows[0] if rep.ok else (0, 0)
+            cache[entity] = (int(row[0]), int(row[1]))
+        return cache[entity]
 
     def _choose(self, a: Answer, rules: Frame, model: Frame, refusal: str | None,
                 step: Callable[[str], None]) -> None:

@@ -28,7 +28,8 @@ class Verdict:
 
 
 def verify(pack: Pack, unknown: list[str], repairs: list, notes: list[str], clarify: list, rows: list,
-           truncated: bool, value_index: int | None) -> Verdict:
+           truncated: bool, value_index: int | None, missing_geometry: tuple[int, int] | None = None) -> Verdict:
+    """`missing_geometry` = (records without geometry, records) of the target when the question is spatial."""
     w = pack.convention("verifier", "weights", default={})
     feats = [
         Feature("unknown_words", min(len(unknown), 3), w.get("unknown_words", 0),
@@ -50,5 +51,11 @@ def verify(pack: Pack, unknown: list[str], repairs: list, notes: list[str], clar
         Feature("entity_guessed", 1.0 if any(r.code == "entity" for r in repairs) else 0.0, w.get("entity_guessed", 0),
                 next((r.reason for r in repairs if r.code == "entity"), "the data source was named")),
     ]
+    if missing_geometry:
+        n, total = missing_geometry
+        feats.append(Feature("missing_geometry_share", round(n / total, 4) if total else 0.0,
+                             w.get("missing_geometry_share", 0),
+                             f"{n:,} of {total:,} records have no location and cannot be in a spatial answer"
+                             if n else "every record has a location"))
     z = pack.convention("verifier", "bias", default=2.0) + sum(f.value * f.weight for f in feats)
     return Verdict(round(1 / (1 + math.exp(-z)), 3), feats)
