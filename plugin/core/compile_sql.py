@@ -236,7 +236,8 @@ class Compiler:
             if any(q.op == "near" for q in f.share_of):
                 pass  # the relation is the share's numerator, not a filter on the rows
             elif f.near.mode == "nearest":
-                dist = exp.func("ST_Distance", _col("geom", "t"), exp.select(exp.func("ST_Collect", _col("geom", "s"))).from_(_cte_ref("support", "s")).subquery())
+                dist = exp.select(exp.Min(this=exp.func("ST_Distance", _col("geom", "t"), _col("geom", "s")))) \
+                    .from_(_cte_ref("support", "s")).subquery()
                 near = (exp.select(exp.Star(), dist.as_("distance_m")).from_(_cte_ref(last, "t"))
                         .where(exp.Is(this=_col("geom", "t"), expression=exp.null()).not_())
                         .order_by(exp.Ordered(this=exp.column("distance_m"))).limit(int(f.near.k or 10)))
