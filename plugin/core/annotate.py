@@ -40,6 +40,8 @@ class Lexicon:
                         parts = code.split(f.separator) if f.separator else [code]
                         for part in parts:
                             lex.add(part, "label", (e.name, f.name, norm_label(part)))
+                            if part.strip() and not part.strip().endswith("s"):
+                                lex.add(part + "s", "label", (e.name, f.name, norm_label(part)))
         for c in pack.concepts.values():
             for w in c.words:
                 lex.add(w, "concept", c.name)

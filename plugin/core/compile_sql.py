@@ -381,7 +381,7 @@ class Compiler:
             else:
                 town = next((pl for pl in f.scope if pl.entity == pop_ent.name), None)
                 if town is None:
-                    raise CompileError("a rate per residents needs towns")
+                    raise CompileError(f"a rate per residents needs a {pop_ent.label}")
                 rsel = (exp.select(_lit(town.name).as_(pop_ent.name), exp.column(num, "g"),
                                    _col(pop_field, "p").as_("population"), rate.as_("rate_per_" + str(per)))
                         .from_(_cte_ref(last, "g")).join(_table(p, pop_ent, "p"),

@@ -63,9 +63,9 @@ def explain(pack: Pack, f: Frame, columns: list[str], rows: list, value_col: int
         if f.intent == "share":
             s = f"{_fmt(v)}% of {what} ({_fmt(rows[0][0])} of {_fmt(rows[0][1])})." if v is not None else f"No {what}."
         elif f.measure.kind == "epdo":
-            s = f"The EPDO score of {what} is {_fmt(v)}."
+            s = f"The {pack.convention('epdo', 'name', default='severity-weighted')} score of {what} is {_fmt(v)}."
         elif f.measure.kind == "rate":
-            s = f"{_fmt(v)} {'EPDO points of ' if f.measure.field == 'epdo' else ''}{what} per {f.measure.per:,} residents."
+            s = f"{_fmt(v)} {pack.convention('epdo', 'name', default='weighted') + ' points of ' if f.measure.field == 'epdo' else ''}{what} per {f.measure.per:,} residents."
         else:
             s = f"There were {_fmt(v)} {what}."
     else:

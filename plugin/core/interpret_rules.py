@@ -167,7 +167,9 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     scope_spans, anchor_near, support_scope = [], None, []
     for a in anchors:
         ent = pack.entities[a.value["entity"]]
-        qualifies = [n for n in near_spans + group_spans if 0 <= n.start - a.end <= 2]
+        mods = {i for m in spans if m.kind in ("concept", "label") for i in range(m.start, m.end)}
+        qualifies = [n for n in near_spans + group_spans if readings(n, "entity") and 0 <= n.start - a.end <= 2
+                     and all(i in mods for i in range(a.end, n.start))]
         if ent.area and qualifies:
             support_scope.append(a)  # "<town> public schools": the place qualifies the schools
             continue

@@ -236,9 +236,19 @@ def _check_references(pack: Pack) -> None:
 
 def pack_summary(pack: Pack) -> str:
     """One paragraph of what this pack can answer (used in refusals and clarifications)."""
-    parts = [f"{e.plural} ({e.answers})" if e.answers else e.plural
-             for e in sorted(pack.entities.values(), key=lambda e: pack.priority(e.name)) if e.answers]
+    ents = sorted(pack.entities.values(), key=lambda e: pack.priority(e.name))
+    parts = [f"{e.plural} ({e.answers})" for e in ents if e.answers] or [e.plural for e in ents]
     return "This knowledge pack can answer questions about " + "; ".join(parts) + "."
+
+
+def measures_summary(pack: Pack) -> str:
+    """What the pack can compute, from its conventions (no domain word in code)."""
+    out = ["count, list and map them", "group and rank them", "give shares, comparisons and trends"]
+    if pack.convention("epdo"):
+        out.append("weigh them by severity (" + pack.convention("epdo", "name", default="EPDO") + ")")
+    if pack.convention("population"):
+        out.append("give rates per residents")
+    return ", ".join(out)
 
 
 def canonical_json(obj: Any) -> str:

@@ -20,7 +20,7 @@ from .explain import explain
 from .frame import Frame, Place, frame_from_dict
 from .guard import Guard
 from .interpret_rules import interpret
-from .pack import Pack, load_pack, pack_summary
+from .pack import Pack, load_pack, measures_summary, pack_summary
 from .plan import plan as make_plan
 from .interpret_model import Backend, interpret_with_model
 from .recipes import match_recipe
@@ -327,9 +327,8 @@ class Pipeline:
             odd = [t for t in near if t in ann.unknown]
             if odd and frame.measure.kind == "count" and frame.intent in ("list", "count"):
                 ent = self.pack.entities.get(h.value) if isinstance(h.value, str) else None
-                return (f"MapAsk does not know '{odd[0]}' for {ent.plural if ent else 'these records'}: it can count, "
-                        "list and map them, weigh them by severity (EPDO), give shares, rates per residents, "
-                        "comparisons and trends. " + pack_summary(self.pack))
+                return (f"MapAsk does not know '{odd[0]}' for {ent.plural if ent else 'these records'}: it can "
+                        f"{measures_summary(self.pack)}. " + pack_summary(self.pack))
         if not known and not frame.target:
             return "MapAsk could not find anything it knows in this question. " + pack_summary(self.pack)
         if content and len(ann.unknown) / len(content) > 0.5:

@@ -348,7 +348,8 @@ class Repairer:
         m = f.measure
         if m.kind == "epdo" and not ent.severity_field:
             log("measure", "measure.kind", "epdo", "count", f"{ent.label} records have no severity")
-            r.problems.append(f"EPDO needs crash severity, which {ent.plural} do not record")
+            r.problems.append(f"{self.pack.convention('epdo', 'name', default='a severity-weighted score')} needs a "
+                              f"severity, which {ent.plural} do not record")
             f.measure = Measure("count")
         if m.kind == "rate" and not m.total:
             pop = self.pack.convention("population", "entity")
@@ -368,7 +369,8 @@ class Repairer:
                     not any(pl.entity == pop for s in f.compare for pl in s.scope):
                 pf = ent.places.get(pop)
                 g = Group("field", pf["field"]) if pf else Group("area", pop)
-                log("group_added", "group_by", None, asdict(g), "a rate per residents is computed per town")
+                log("group_added", "group_by", None, asdict(g),
+                    f"a rate per residents is computed per {self.pack.entity(pop).label}")
                 f.group_by.append(g)
 
     def _structure(self, f: Frame, log, r: RepairResult) -> None:
