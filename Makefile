@@ -13,7 +13,7 @@ APT_PACKAGES := qgis python3-qgis postgresql-15-postgis-3 postgresql-15 xvfb pyt
 	python3-dev python3-psycopg2 python3-yaml python3-matplotlib build-essential cmake zip
 LLAMA_VERSION := 0.3.36
 
-.PHONY: setup apt venv db db-stop load demo test bench package install-plugin clean check-pack fuzz
+.PHONY: setup apt venv db db-stop load demo test bench package install-plugin clean check-pack fuzz screenshots
 
 setup: apt venv
 
@@ -59,6 +59,9 @@ bench: load
 
 fuzz: load
 	MAPASK_FUZZ_EXAMPLES=10000 $(PY) -m pytest -q tests/security/test_fuzz_guard.py
+
+screenshots: demo
+	$(PY) scripts/screenshots.py
 
 package: venv
 	$(PY) scripts/package.py

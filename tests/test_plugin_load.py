@@ -123,7 +123,8 @@ def test_init_gui_adds_toolbar_action_menu_entry_and_hidden_dock(plugin, window)
     assert dock is plugin.dock
     assert window.main_window.dockWidgetArea(dock) == Qt.RightDockWidgetArea
     assert dock.isHidden()
-    assert not dock.question_edit.isEnabled()
+    assert dock.question_edit.isEnabled() and dock.ask_button.isEnabled()
+    assert not dock.cancel_button.isEnabled()  # nothing to cancel until a question runs
 
 
 def test_action_toggles_the_dock(plugin, window):

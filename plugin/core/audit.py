@@ -174,7 +174,7 @@ class AuditStore:
     # ---- reading it
     def filter(self, status: str | None = None, text: str = "", review: str | None = None) -> list[dict]:
         """Entries with this status ('approved'/'rejected'/'unreviewed' filter on review) containing `text`."""
-        words = text.casefold().split()
+        phrase = " ".join(text.casefold().split())
         out = []
         for e in self.entries:
             if status and e.get("status") != status:
@@ -182,8 +182,8 @@ class AuditStore:
             verdict = (e.get("review") or {}).get("status")
             if review and (verdict != review if review != "unreviewed" else verdict is not None):
                 continue
-            hay = " ".join(str(e.get(k, "")) for k in ("question", "answer", "sql", "error", "id")).casefold()
-            if all(w in hay for w in words):
+            hay = "\n".join(" ".join(str(e.get(k, "")).split()) for k in ("question", "answer", "sql", "error", "id"))
+            if phrase in hay.casefold():
                 out.append(e)
         return out
 

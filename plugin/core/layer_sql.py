@@ -148,7 +148,7 @@ def _area_for(frame: Frame, columns: list[str], pack: Pack, target: Entity | Non
         return None
     if groups or frame.compare:
         return None
-    for c in columns:  # e.g. a rate for one town names the town in a column called after the entity
+    for c in columns:  # e.g. a rate for one place names the place in a column called after its area entity
         area = pack.entities.get(c)
         if area is not None and area.area and area.geometry == "polygon":
             return area, c, name_column(area), True, None
@@ -175,3 +175,30 @@ def _support_spec(frame: Frame, inner: exp.Expression, pack: Pack, row_cap: int,
     label = sup.display if anchor and sup.display != sup.key else None
     return LayerSpec("support", "features", q.sql("postgres"), sup.key, sup.name, sup.geometry,
                      label_column=label, buffer_m=near_m, title=anchor or sup.plural)
+
+
+def context_specs(pack: Pack, extent: tuple[float, float, float, float], row_cap: int = 5000) -> LayerPlan:
+    """Background for a map of an answer: the pack's context entities (conventions map.context, else its
+    areas) inside the extent (xmin, ymin, xmax, ymax in the pack's SRID), drawn under the answer."""
+    out = LayerPlan()
+    names = pack.convention("map", "context", default=None) or [e.name for e in pack.entities.values()
+                                                                if e.area and e.geometry == "polygon"]
+    guard = Guard(pack)
+    box = exp.func("ST_MakeEnvelope", *[exp.convert(float(v)) for v in extent], exp.convert(int(pack.srid)))
+    for name in names:
+        ent = pack.entities.get(name)
+        if ent is None:
+            out.skipped.append(f"context entity {name!r} is not in the pack")
+            continue
+        label = name_column(ent) if ent.geometry == "polygon" else None
+        label = label if label != ent.key else None
+        cols = [_col(ent.key, "c"), _col("geom", "c")] + ([_col(label, "c")] if label else [])
+        q = (exp.select(*cols).from_(exp.table_(ent.table, db=pack.schema, quoted=True).as_("c"))
+             .where(exp.func("ST_Intersects", _col("geom", "c"), box)).limit(int(row_cap)))
+        rep = guard.check(q.sql("postgres"))
+        if not rep.ok:
+            out.skipped.append(f"context layer {name} refused by the guard ({rep.code}): {rep.reason}")
+            continue
+        out.specs.append(LayerSpec("context", "features", rep.sql, ent.key, ent.name, ent.geometry,
+                                   label_column=label, title=ent.plural, guard=rep.to_dict()))
+    return out

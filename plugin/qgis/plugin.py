@@ -43,7 +43,7 @@ class MapAskPlugin:
         """Add the dock (hidden), a checkable toolbar action and a Database > MapAsk menu entry."""
         main_window = self.iface.mainWindow()
 
-        self.dock = MapAskDock(main_window)
+        self.dock = MapAskDock(main_window, self.iface)
         self.iface.addDockWidget(Qt.RightDockWidgetArea, self.dock)
         self.dock.hide()
         self.docks.append(self.dock)
@@ -62,11 +62,15 @@ class MapAskPlugin:
         self.iface.addPluginToDatabaseMenu(MENU_NAME, action)
         self.menu_actions.append(action)
 
-        # A question typed for one project must not survive into the next one.
+        # A question typed for one project must not survive into the next one; the audit history
+        # belongs to the project, so it is read back whenever a project is opened.
         self._connect(QgsProject.instance().cleared, self.dock.reset)
+        self._connect(QgsProject.instance().readProject, self._project_read)
 
     def unload(self) -> None:
-        """Undo initGui(): disconnect signals, remove menu and toolbar entries, delete the dock."""
+        """Undo initGui(): stop a running question, disconnect signals, remove menu/toolbar entries, delete the dock."""
+        for dock in self.docks:
+            dock.shutdown()
         for signal, slot in reversed(self.connections):
             try:
                 signal.disconnect(slot)
@@ -95,6 +99,10 @@ class MapAskPlugin:
         self.actions.clear()
 
     # --- helpers -----------------------------------------------------------------------------
+
+    def _project_read(self, *_document: object) -> None:
+        if self.dock is not None:
+            self.dock.project_read()
 
     def _connect(self, signal: pyqtBoundSignal, slot: Callable[..., object]) -> None:
         """Connect and remember the pair, so unload() can disconnect it."""

@@ -18,7 +18,9 @@ from qgis.core import (
 )
 from qgis.PyQt.QtGui import QColor
 
-from .paths import style_path
+import re
+
+from .paths import STYLES_DIR, style_path
 
 
 class StyleError(RuntimeError):
@@ -34,8 +36,8 @@ def apply_style(
 ) -> None:
     """Load resources/styles/<name>.qml into `layer`, then optionally adjust a single symbol.
 
-    The overrides let one generic style serve many layers (schools and bus stops both use
-    'point') without a .qml file per layer. `color` is "#rrggbb"; `size` is the marker size
+    The overrides let one generic style serve many layers (two kinds of point
+    feature can share 'point') without a .qml file per layer. `color` is "#rrggbb"; `size` is the marker size
     or line width in mm; for fills both apply to the outline, since the only single-symbol
     polygon style is outline-only. `opacity` runs from 0 (invisible) to 1.
     """
@@ -70,20 +72,31 @@ def _adjust_symbol(
         symbol.setOpacity(opacity)
 
 
-def apply_graduated(layer: QgsVectorLayer, field: str, classes: int = 5) -> None:
-    """Apply the graduated_count template to `field`, with Jenks classes computed from the layer."""
-    apply_style(layer, "graduated_count")
+def apply_graduated(layer: QgsVectorLayer, field: str, classes: int = 5, template: str = "graduated_count") -> None:
+    """Apply a graduated template to `field`, with Jenks classes computed from the layer.
+
+    Never more classes than distinct values (Jenks invents empty classes otherwise). Markers also
+    grow with their class, so a count reads on a point map without a legend.
+    """
+    apply_style(layer, template)
     renderer = layer.renderer()
     if not isinstance(renderer, QgsGraduatedSymbolRenderer):
-        raise StyleError("graduated_count.qml does not hold a graduated renderer")
+        raise StyleError(f"{template}.qml does not hold a graduated renderer")
+    index = layer.fields().indexOf(field)
+    distinct = len(layer.uniqueValues(index)) if index >= 0 else classes
     renderer.setClassAttribute(field)
     renderer.setClassificationMethod(QgsClassificationJenks())
-    renderer.updateClasses(layer, classes)
+    renderer.updateClasses(layer, max(1, min(classes, distinct)))
+    for i, rng in enumerate(renderer.ranges()):
+        if isinstance(rng.symbol(), QgsMarkerSymbol):
+            symbol = rng.symbol().clone()
+            symbol.setSize(2.5 + 1.4 * i)
+            renderer.updateRangeSymbol(i, symbol)
     layer.triggerRepaint()
 
 
-def label_layer(layer: QgsVectorLayer, field: str, size: float = 9.0) -> None:
-    """Label features with `field` in dark grey with a white halo, readable over any style."""
+def label_layer(layer: QgsVectorLayer, field: str, size: float = 9.0, expression: bool = False) -> None:
+    """Label features with `field` (or an expression) in dark grey with a white halo, readable over any style."""
     text = QgsTextFormat()
     text.setSize(size)
     text.setColor(QColor("#303030"))
@@ -94,6 +107,21 @@ def label_layer(layer: QgsVectorLayer, field: str, size: float = 9.0) -> None:
     text.setBuffer(halo)
     settings = QgsPalLayerSettings()
     settings.fieldName = field
+    settings.isExpression = expression
     settings.setFormat(text)
     layer.setLabeling(QgsVectorLayerSimpleLabeling(settings))
     layer.setLabelsEnabled(True)
+
+
+def style_classifying(field: str) -> Optional[str]:
+    """The shipped categorised style whose classes are values of `field` (e.g. a pack's severity field), if any.
+
+    Looked up by the field the .qml classifies rather than by file name, so no domain word lives in code.
+    """
+    pattern = re.compile(r'<renderer-v2[^>]*\battr="([^"]*)"[^>]*\btype="categorizedSymbol"'
+                         r'|<renderer-v2[^>]*\btype="categorizedSymbol"[^>]*\battr="([^"]*)"')
+    for path in sorted(STYLES_DIR.glob("*.qml")):
+        match = pattern.search(path.read_text(encoding="utf-8", errors="replace"))
+        if match and field in match.groups():
+            return path.stem
+    return None

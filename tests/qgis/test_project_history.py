@@ -1,0 +1,138 @@
+"""The audit history saved in the .qgz: read back identical, damaged entries reported and skipped, replay, review, promote."""
+
+import json
+import re
+import zipfile
+from pathlib import Path
+
+import yaml
+from mapask_qgis_helpers import READER, ask, dock, flush, pg_connection, wait_idle  # noqa: F401
+from qgis.core import QgsProject
+
+
+def save_project(path: Path) -> Path:
+    assert QgsProject.instance().write(str(path))
+    return path
+
+
+def reopen(path: Path) -> None:
+    project = QgsProject.instance()
+    project.clear()
+    assert project.read(str(path))
+    flush()
+
+
+def qgs_text(qgz: Path) -> str:
+    with zipfile.ZipFile(qgz) as z:
+        (name,) = [n for n in z.namelist() if n.endswith(".qgs")]
+        return z.read(name).decode("utf-8")
+
+
+def rewrite_qgs(qgz: Path, edit) -> None:
+    with zipfile.ZipFile(qgz) as z:
+        files = {n: z.read(n) for n in z.namelist()}
+    (name,) = [n for n in files if n.endswith(".qgs")]
+    files[name] = edit(files[name].decode("utf-8")).encode("utf-8")
+    with zipfile.ZipFile(qgz, "w") as z:
+        for n, data in files.items():
+            z.writestr(n, data)
+
+
+def test_history_is_saved_in_the_qgz_and_read_back_identical(dock, tmp_path):
+    ask(dock, "top 5 towns with the most crashes")
+    ask(dock, "crashes in paris")
+    dock.session.review(dock.session.audit.store.entries[0]["id"], "approved", "checked against MassDOT")
+    before = json.loads(json.dumps(dock.session.audit.store.entries))
+    layer_id = before[0]["layer_ids"][0]
+    qgz = save_project(tmp_path / "review.qgz")
+    text = qgs_text(qgz)
+    assert READER[1] not in text.replace('"mapask_reader"', "")  # no password anywhere in the project
+    assert "password=" not in text
+
+    reopen(qgz)  # the plugin's readProject handler loads the history into the dock
+    after = dock.session.audit.store
+    assert after.entries == before and after.problems == []
+    layer = QgsProject.instance().mapLayer(layer_id)
+    assert layer is not None and layer.isValid() and layer.featureCount() == 5
+    panel = dock.audit_panel
+    assert panel.list.count() == 2 and panel.problems.isHidden()
+
+
+def test_damaged_entry_is_reported_and_the_rest_kept(dock, tmp_path):
+    for q in ("how many crashes in cambridge", "crashes by neighborhood", "top 5 towns with the most crashes"):
+        ask(dock, q)
+    ids = [e["id"] for e in dock.session.audit.store.entries]
+    qgz = save_project(tmp_path / "damaged.qgz")
+
+    def damage(text: str) -> str:
+        # one entry cut short by a careless hand edit, another edited into a wrong shape
+        text = re.sub(rf'(<e{ids[1]} type="QString">)\{{', r"\1{{broken", text)
+        return re.sub(rf'(<e{ids[2]} type="QString">.*?)"status": "answered"', r'\1"status": 42', text)
+    rewrite_qgs(qgz, damage)
+    reopen(qgz)
+    store = dock.session.audit.store
+    assert [e["id"] for e in store.entries] == [ids[0]]
+    assert len(store.problems) == 2
+    assert any("not valid JSON" in p for p in store.problems) and any("status" in p for p in store.problems)
+    panel = dock.audit_panel
+    assert not panel.problems.isHidden() and "could not be read" in panel.problems.text()
+
+
+def test_replay_matches_and_review_then_promote(dock, tmp_path):
+    shown = ask(dock, "crashes by neighborhood")
+    entry_id = shown.entry["id"]
+    panel = dock.audit_panel
+    panel.select(entry_id)
+    assert not panel.promote_button.isEnabled()  # not approved yet
+    panel.replay_button.click()
+    wait_idle(dock)
+    entry = dock.session.audit.store.get(entry_id)
+    (replay,) = entry["replays"]
+    assert replay["match"] and replay["result_hash"] == shown.answer.result_hash
+    assert "same result" in panel.detail.toPlainText()
+    assert len(dock.session.audit.store.entries) == 1  # a replay is kept in its entry, not as a new question
+
+    panel.comment.setText("wrong area split")
+    panel.reject_button.click()
+    assert entry["review"]["status"] == "rejected" and entry["review"]["comment"] == "wrong area split"
+    assert not panel.promote_button.isEnabled()
+    panel.comment.setText("checked against the city's map")
+    panel.approve_button.click()
+    assert entry["review"]["status"] == "approved" and len(entry["review"]["history"]) == 2
+    assert panel.promote_button.isEnabled()
+    panel.promote_button.click()
+    examples = yaml.safe_load((Path(dock.session.settings.user_pack_dir) / "examples.yaml").read_text())
+    (example,) = examples["examples"]
+    assert example["question"] == "crashes by neighborhood" and example["frame"] == shown.answer.frame
+    assert example["source"]["audit_entry"] == entry_id
+    assert example["source"]["comment"] == "checked against the city's map"
+
+
+def test_replay_notices_a_changed_result(dock):
+    shown = ask(dock, "crashes by neighborhood")
+    dock.session.audit.store.update(shown.entry["id"], result_hash="0000000000000000")
+    dock.session.replay(shown.entry["id"])
+    wait_idle(dock)
+    (replay,) = dock.session.audit.store.get(shown.entry["id"])["replays"]
+    assert not replay["match"]
+    assert "different result" in dock.audit_panel.detail.toPlainText()
+
+
+def test_history_exports_as_jsonl_without_secrets(dock, tmp_path):
+    ask(dock, "how many crashes in cambridge")
+    ask(dock, "asdf qwer zxcv")
+    path = dock.audit_panel.export_jsonl(str(tmp_path / "audit.jsonl"))
+    lines = Path(path).read_text().splitlines()
+    assert [json.loads(line)["question"] for line in lines] == ["how many crashes in cambridge", "asdf qwer zxcv"]
+    assert READER[1] not in Path(path).read_text().replace('"mapask_reader"', "")
+
+
+def test_filter_by_status_and_text(dock):
+    ask(dock, "how many crashes in cambridge")
+    ask(dock, "crashes in paris")
+    panel = dock.audit_panel
+    panel.status_filter.setCurrentIndex(1)  # answered
+    assert panel.list.count() == 1
+    panel.status_filter.setCurrentIndex(0)
+    panel.text_filter.setText("paris")
+    assert panel.list.count() == 1 and "paris" in panel.list.item(0).text()

@@ -1,0 +1,202 @@
+"""The answer area (sentence, key numbers, confidence and its reasons, clarification choices, repairs) and the details view."""
+
+import html
+import json
+from typing import Any, List, Optional
+
+from qgis.PyQt.QtCore import pyqtSignal
+from qgis.PyQt.QtGui import QFont, QFontDatabase, QGuiApplication
+from qgis.PyQt.QtWidgets import (
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+STATUS_LABELS = {"answered": "answered", "clarify": "needs clarification", "refused": "refused", "error": "error"}
+STATUS_COLOURS = {"answered": "#1a7f37", "clarify": "#9a6700", "refused": "#cf222e", "error": "#cf222e"}
+MAX_KEY_ROWS = 6
+MAX_CHOICES = 8
+
+
+def _e(value: Any) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def confidence_label(value: Optional[float]) -> str:
+    if value is None:
+        return "not rated"
+    return "high" if value >= 0.75 else "medium" if value >= 0.5 else "low"
+
+
+def _number(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:,.2f}" if abs(v) < 1000 else f"{v:,.0f}"
+    if isinstance(v, int) and not isinstance(v, bool):
+        return f"{v:,}"
+    return _e(v)
+
+
+def key_numbers(columns: List[str], rows: List[list], geometry_column: Optional[str]) -> str:
+    """The first rows of an aggregated answer as a small two-column table (label, value)."""
+    keep = [i for i, c in enumerate(columns) if c != geometry_column and not c.endswith("_order")
+            and c != "side_order"]
+    if geometry_column or not rows or not keep:
+        return ""
+    cells = []
+    for r in rows[:MAX_KEY_ROWS]:
+        label = " · ".join(_e(r[i]) for i in keep[:-1]) or _e(columns[keep[-1]])
+        cells.append(f"<tr><td>{label}</td><td align='right'><b>{_number(r[keep[-1]])}</b></td></tr>")
+    more = f"<tr><td colspan='2'><i>… {len(rows) - MAX_KEY_ROWS:,} more in the table</i></td></tr>" \
+        if len(rows) > MAX_KEY_ROWS else ""
+    return f"<table cellspacing='0' cellpadding='2'>{''.join(cells)}{more}</table>"
+
+
+def answer_html(shown: Any) -> str:
+    """The answer as rich text: everything a user needs to judge it, most important first."""
+    a, entry = shown.answer, shown.entry
+    colour = STATUS_COLOURS.get(a.status, "#57606a")
+    parts = [f"<p style='font-size:11pt'>{_e(a.answer)}</p>"]
+    if shown.follow_up_of:
+        parts.append(f"<p style='color:#0969da'>↳ Follow-up of: “{_e(shown.follow_up_of.get('question'))}”</p>")
+    meta = [f"<span style='color:{colour}'><b>{_e(STATUS_LABELS.get(a.status, a.status))}</b></span>"]
+    if a.status == "answered":
+        meta.append(f"{len(a.rows):,} row{'s' if len(a.rows) != 1 else ''}" + (" (capped)" if a.truncated else ""))
+    if a.confidence is not None:
+        meta.append(f"confidence <b>{a.confidence:.2f}</b> ({confidence_label(a.confidence)})")
+    parts.append("<p>" + " · ".join(meta) + "</p>")
+    parts.append(key_numbers(a.columns, a.rows, a.geometry_column))
+    lowered = [f for f in a.features if f.get("value")]
+    if a.features:
+        items = [f"<li style='color:#9a6700'>− {_e(f.get('evidence') or f.get('name'))}</li>" for f in lowered]
+        fine = [_e(f.get("evidence")) for f in a.features if not f.get("value")]
+        if fine:
+            items.append(f"<li style='color:#57606a'>✓ {'; '.join(fine)}</li>")
+        parts.append("<p><b>Why this confidence</b></p><ul style='margin-top:0'>" + "".join(items) + "</ul>")
+    if a.repairs:
+        items = [f"<li><code>{_e(r.get('code'))}</code> {_e(r.get('path'))}: {_e(r.get('before'))} → "
+                 f"<b>{_e(r.get('after'))}</b> <i>({_e(r.get('reason'))})</i></li>" for r in a.repairs]
+        parts.append("<p><b>Repairs made</b></p><ul style='margin-top:0'>" + "".join(items) + "</ul>")
+    notes = list(a.notes or [])
+    presented = getattr(shown, "presented", None)
+    if presented is not None:
+        notes += presented.notes
+        if presented.layers:
+            notes.append("On the map: " + ", ".join(_e(layer.name()) for layer in presented.layers))
+    if a.error:
+        notes.append(f"Error: {a.error}")
+    if notes:
+        parts.append("<p style='color:#57606a'>" + "<br>".join(_e(n) if not n.startswith("On the map")
+                                                                else n for n in notes) + "</p>")
+    parts.append(f"<p style='color:#8c959f'>Audit entry {_e(entry.get('id'))}</p>")
+    return "".join(p for p in parts if p)
+
+
+def details_text(shown: Any) -> str:
+    a, entry = shown.answer, shown.entry
+    timings = ", ".join(f"{k} {v:.0f} ms" for k, v in (a.timings_ms or {}).items())
+    sections = [("SQL (checked by the guard)", a.sql or "(none)"),
+                ("Frame", json.dumps(a.frame, indent=2, default=str)),
+                ("Plan (DAG)", "\n".join(f"{n.get('id')}: {n.get('op')}({', '.join(n.get('inputs') or [])}) "
+                                         f"{json.dumps(n.get('params'), default=str)}" for n in a.plan) or "(none)"),
+                ("Guard", json.dumps(a.guard, indent=2, default=str)),
+                ("Timings", timings or "(none)"),
+                ("Audit entry", f"{entry.get('id')}  frame {entry.get('frame_hash')}  result {a.result_hash}")]
+    return "\n\n".join(f"-- {title}\n{body}" for title, body in sections)
+
+
+class AnswerView(QWidget):
+    """Shows one answer; clarification choices are buttons that re-ask the question with the choice."""
+
+    choice_clicked = pyqtSignal(str, str)  # what the question said, what the user chose
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.text = QTextBrowser(self)
+        self.text.setObjectName("answerText")
+        self.text.setOpenLinks(False)
+        self.choices = QWidget(self)
+        self.choices.setObjectName("clarifyChoices")
+        self.choice_grid = QGridLayout(self.choices)
+        self.choice_grid.setContentsMargins(0, 0, 0, 0)
+        self.choice_buttons: List[QPushButton] = []
+        layout.addWidget(self.text, 1)
+        layout.addWidget(self.choices)
+        self.clear()
+
+    def clear(self, message: str = "") -> None:
+        self.text.setHtml(f"<p style='color:#57606a'>{_e(message)}</p>" if message else "")
+        self._set_choices([])
+
+    def show_answer(self, shown: Any) -> None:
+        self.text.setHtml(answer_html(shown))
+        self._set_choices(shown.answer.clarify or [])
+
+    def _set_choices(self, clarify: List[dict]) -> None:
+        self.choice_buttons = []
+        while self.choice_grid.count():
+            item = self.choice_grid.takeAt(0)
+            if item.widget():
+                item.widget().deleteLater()
+        row = 0
+        for item in clarify[:2]:
+            said = str(item.get("text", ""))
+            self.choice_grid.addWidget(QLabel(f"“{said}” could mean:", self.choices), row, 0, 1, 2)
+            row += 1
+            for i, choice in enumerate(item.get("choices", [])[:MAX_CHOICES]):
+                button = QPushButton(str(choice), self.choices)
+                button.setToolTip(f"Ask again with “{choice}” for “{said}”")
+                button.clicked.connect(lambda _=False, s=said, c=str(choice): self.choice_clicked.emit(s, c))
+                self.choice_grid.addWidget(button, row + i // 2, i % 2)
+                self.choice_buttons.append(button)
+            row += (len(item.get("choices", [])[:MAX_CHOICES]) + 1) // 2
+        self.choices.setVisible(bool(self.choice_buttons))
+
+
+class DetailsView(QWidget):
+    """Frame, DAG, SQL, guard report and timings as read-only text, with copy buttons."""
+
+    def __init__(self, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.text = QPlainTextEdit(self)
+        self.text.setObjectName("detailsText")
+        self.text.setReadOnly(True)
+        font = QFontDatabase.systemFont(QFontDatabase.FixedFont)
+        if not font.fixedPitch():  # some platforms (offscreen) answer with a proportional font
+            font = QFont("monospace")
+            font.setStyleHint(QFont.TypeWriter)
+        self.text.setFont(font)
+        self.text.setLineWrapMode(QPlainTextEdit.NoWrap)
+        buttons = QHBoxLayout()
+        self.copy_sql = QPushButton(self.tr("Copy SQL"), self)
+        self.copy_frame = QPushButton(self.tr("Copy frame"), self)
+        self.copy_all = QPushButton(self.tr("Copy all"), self)
+        for b in (self.copy_sql, self.copy_frame, self.copy_all):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        layout.addLayout(buttons)
+        layout.addWidget(self.text, 1)
+        self.shown: Any = None
+        self.copy_sql.clicked.connect(lambda: self._copy(self.shown.answer.sql if self.shown else ""))
+        self.copy_frame.clicked.connect(
+            lambda: self._copy(json.dumps(self.shown.answer.frame, indent=2, default=str) if self.shown else ""))
+        self.copy_all.clicked.connect(lambda: self._copy(self.text.toPlainText()))
+        self.show_answer(None)
+
+    def show_answer(self, shown: Any) -> None:
+        self.shown = shown
+        self.text.setPlainText(details_text(shown) if shown else "")
+        for b in (self.copy_sql, self.copy_frame, self.copy_all):
+            b.setEnabled(shown is not None)
+
+    @staticmethod
+    def _copy(text: str) -> None:
+        QGuiApplication.clipboard().setText(text)

@@ -1,0 +1,101 @@
+"""MapAsk settings: knowledge pack, user pack for promoted examples, model, row cap and time limit (stored in QgsSettings)."""
+
+from typing import Optional
+
+from qgis.gui import QgsFileWidget
+from qgis.PyQt.QtWidgets import (
+    QButtonGroup,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QRadioButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..plugin.qgis.settings import Settings, default_pack_dir, default_user_pack_dir
+
+
+class SettingsDialog(QDialog):
+    """Edits a copy of the settings; `result_settings()` gives the edited copy after Accept."""
+
+    def __init__(self, settings: Settings, parent: Optional[QWidget] = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("MapAsk settings"))
+        self.setObjectName("MapAskSettings")
+        self.settings = settings
+        form = QFormLayout()
+        self.pack_dir = QgsFileWidget(self)
+        self.pack_dir.setStorageMode(QgsFileWidget.GetDirectory)
+        self.pack_dir.setFilePath(settings.pack_dir)
+        self.pack_dir.lineEdit().setPlaceholderText(default_pack_dir())
+        form.addRow(self.tr("Knowledge pack folder"), self.pack_dir)
+        self.user_pack_dir = QgsFileWidget(self)
+        self.user_pack_dir.setStorageMode(QgsFileWidget.GetDirectory)
+        self.user_pack_dir.setFilePath(settings.user_pack_dir)
+        self.user_pack_dir.lineEdit().setPlaceholderText(default_user_pack_dir())
+        form.addRow(self.tr("User pack (promoted examples)"), self.user_pack_dir)
+
+        self.model_none = QRadioButton(self.tr("None: rules interpreter only"), self)
+        self.model_gguf = QRadioButton(self.tr("Local GGUF file"), self)
+        self.model_server = QRadioButton(self.tr("Server (OpenAI-compatible URL)"), self)
+        self.model_group = QButtonGroup(self)
+        for b in (self.model_none, self.model_gguf, self.model_server):
+            self.model_group.addButton(b)
+        self.model_path = QgsFileWidget(self)
+        self.model_path.setFilter(self.tr("GGUF models (*.gguf)"))
+        self.model_path.setFilePath(settings.model_path)
+        self.model_url = QLineEdit(settings.model_url, self)
+        self.model_url.setPlaceholderText("http://127.0.0.1:8000/v1")
+        model_box = QVBoxLayout()
+        model_box.addWidget(self.model_none)
+        gguf_row = QHBoxLayout()
+        gguf_row.addWidget(self.model_gguf)
+        gguf_row.addWidget(self.model_path, 1)
+        model_box.addLayout(gguf_row)
+        server_row = QHBoxLayout()
+        server_row.addWidget(self.model_server)
+        server_row.addWidget(self.model_url, 1)
+        model_box.addLayout(server_row)
+        note = QLabel(self.tr("The model only interprets; every query is still checked and run read-only. "
+                              "This version answers with the rules interpreter."), self)
+        note.setWordWrap(True)
+        note.setStyleSheet("color: #57606a")
+        model_box.addWidget(note)
+        form.addRow(self.tr("Model"), model_box)
+        {"gguf": self.model_gguf, "server": self.model_server}.get(settings.model_kind, self.model_none).setChecked(True)
+
+        self.row_cap = QSpinBox(self)
+        self.row_cap.setRange(1, 1_000_000)
+        self.row_cap.setValue(settings.row_cap)
+        form.addRow(self.tr("Row cap"), self.row_cap)
+        self.timeout = QSpinBox(self)
+        self.timeout.setRange(1, 3600)
+        self.timeout.setSuffix(" s")
+        self.timeout.setValue(settings.timeout_s)
+        form.addRow(self.tr("Query time limit"), self.timeout)
+
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, self)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(QLabel(self.tr("Passwords are never stored by MapAsk: they stay in QGIS's saved "
+                                        "connection or its authentication database."), self))
+        layout.addWidget(buttons)
+        self.resize(560, 0)
+
+    def result_settings(self) -> Settings:
+        s = self.settings
+        s.pack_dir = self.pack_dir.filePath().strip()
+        s.user_pack_dir = self.user_pack_dir.filePath().strip()
+        s.model_kind = "gguf" if self.model_gguf.isChecked() else "server" if self.model_server.isChecked() else "none"
+        s.model_path = self.model_path.filePath().strip()
+        s.model_url = self.model_url.text().strip()
+        s.row_cap = self.row_cap.value()
+        s.timeout_s = self.timeout.value()
+        return s
