@@ -78,7 +78,8 @@ def explain(pack: Pack, f: Frame, columns: list[str], rows: list, value_col: int
                  f"{_lab(last[label])}: {_fmt(last[value_col])}; peak {_lab(peak[label])} ({_fmt(peak[value_col])}).")
         else:
             shown = ", ".join(f"{_lab(r[label])} ({_fmt(r[value_col])})" for r in rows[:5])
-            fld = pack.entity(f.target).fields.get(columns[label])
+            fld = pack.entity(f.target).fields.get(columns[label]) or \
+                (pack.entity(f.near.entity).fields.get(columns[label]) if f.near and f.near.entity else None)
             by = fld.label if fld else columns[label].replace("_", " ")
             s = f"{what[0].upper() + what[1:]} by {by}: {shown}" + \
                 (f" and {len(rows) - 5} more." if len(rows) > 5 else ".")
