@@ -13,7 +13,7 @@ APT_PACKAGES := qgis python3-qgis postgresql-15-postgis-3 postgresql-15 xvfb pyt
 	python3-dev python3-psycopg2 python3-yaml python3-matplotlib build-essential cmake zip
 LLAMA_VERSION := 0.3.36
 
-.PHONY: setup apt venv db db-stop load demo test bench package install-plugin clean check-pack fuzz screenshots
+.PHONY: setup apt venv db db-stop load demo test bench package install-plugin clean check-pack fuzz screenshots security soak
 
 setup: apt venv
 
@@ -56,6 +56,12 @@ test: load
 
 bench: load
 	$(PY) -m bench.run
+
+security: load
+	$(PY) -m tests.security.report
+
+soak: load
+	MAPASK_SOAK_QUESTIONS=1000 MAPASK_SOAK_CONCURRENT_S=300 $(PY) -m pytest -q -p no:cacheprovider tests/security/test_soak.py
 
 fuzz: load
 	MAPASK_FUZZ_EXAMPLES=10000 $(PY) -m pytest -q tests/security/test_fuzz_guard.py

@@ -16,6 +16,7 @@ port_busy() {
   python3 - "$1" <<'PY'
 import socket, sys
 s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a port in TIME_WAIT is free for the server
 try:
     s.bind(("127.0.0.1", int(sys.argv[1])))
 except OSError:

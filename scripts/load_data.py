@@ -202,6 +202,12 @@ def setup_reader(cur, dbname: str, schema: str, role: str, password: str) -> Non
     cur.execute(sql.SQL("GRANT SELECT ON ALL TABLES IN SCHEMA {} TO {}").format(sql.Identifier(schema), r))
     # PostGIS lives in public: its functions stay executable; its one table is read by ST_Transform.
     cur.execute(sql.SQL("GRANT USAGE ON SCHEMA public TO {}").format(r))
+    # PostgreSQL lets any role create large objects even in a READ ONLY transaction, and end sessions
+    # of its own role: neither is reading, so PUBLIC loses them.
+    cur.execute("REVOKE EXECUTE ON FUNCTION lo_create(oid), lo_creat(integer), lo_from_bytea(oid, bytea), "
+                "lo_import(text), lo_import(text, oid), lo_put(oid, bigint, bytea), lo_unlink(oid), "
+                "pg_terminate_backend(integer, bigint), pg_cancel_backend(integer) FROM PUBLIC")
+    cur.execute(sql.SQL("ALTER ROLE {} SET idle_in_transaction_session_timeout = '30s'").format(r))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -40,8 +40,10 @@ def single_statement_problem(sql: str) -> str | None:
     while i < n:
         c = sql[i]
         if c == "-" and sql.startswith("--", i):
-            j = sql.find("\n", i)
-            i = n if j < 0 else j + 1
+            j = i + 2
+            while j < n and sql[j] not in "\r\n":  # PostgreSQL ends a -- comment at CR as well as LF
+                j += 1
+            i = j + 1
         elif c == "/" and sql.startswith("/*", i):
             level, i = 1, i + 2
             while i < n and level:
@@ -191,7 +193,8 @@ class Executor:
                         cur.execute("EXPLAIN (FORMAT JSON) " + wrapped)
                         cost = float(cur.fetchone()[0][0]["Plan"]["Total Cost"])
                         if cost > self.max_cost:
-                            raise ExecutionError("too_costly", f"the query's estimated cost {cost:.0f} is over the limit {self.max_cost:.0f}")
+                            raise ExecutionError("too_costly", f"the query's estimated cost {cost:.0f} is over the "
+                                                               f"limit {self.max_cost:.0f}")
                     cur.execute(wrapped)
                     rows = cur.fetchall()
                     cols = [d.name for d in cur.description]
@@ -208,8 +211,9 @@ class Executor:
                 first = str(e).strip().splitlines()[0] if str(e).strip() else "closed"
                 raise ExecutionError("connection", f"the database connection failed: {first}")
             except pg.Error as e:
+                first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
                 raise ExecutionError(getattr(e, "pgcode", None) or "database",
-                                     f"the database refused the query: {str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__}")
+                                     f"the database refused the query: {first}")
             except (ValueError, UnicodeError) as e:  # e.g. text the driver cannot send
                 raise ExecutionError("bad_input", f"the query could not be sent: {e}")
             finally:

@@ -205,16 +205,26 @@ def interpret_with_model(backend: Backend, pack: Pack, question: str, resolve_pl
             data = json.loads(text)
             if not isinstance(data, dict):
                 raise ValueError("the output is not a JSON object")
+            _validate(data, schema)
             frame = to_frame(data, pack, resolve_place)
             frame.source = f"model:{backend.id}"
             return frame, log
-        except (ValueError, TypeError) as e:
+        except Exception as e:  # any malformed reply (overflow, nesting, wrong types) is a failed attempt
             entry["error"] = f"{type(e).__name__}: {str(e)[:200]}"
             # say what was wrong and ask again (execution-style self-correction)
             messages = messages + [{"role": "assistant", "content": text[:1000]},
                                    {"role": "user", "content": f"That was not a valid frame ({entry['error']}). "
                                                                "Answer with one JSON object only."}]
     return None, log
+
+
+def _validate(data: dict, schema: dict) -> None:
+    """Check the reply against the grammar's schema (a server may ignore the grammar)."""
+    try:
+        import jsonschema
+    except ImportError:  # optional in a stock QGIS: to_frame still checks names and types it uses
+        return
+    jsonschema.validate(data, schema)
 
 
 def backend_from_setting(setting: str | None) -> Backend | None:

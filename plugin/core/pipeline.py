@@ -152,6 +152,11 @@ class Pipeline:
             t0 = clock()
             ann = self.annotator().annotate(q)
             t["link"] = (clock() - t0) * 1000
+            if any(s.kind == "cue" and s.value == "write" for s in ann.spans):
+                a.status = "refused"
+                a.answer = ("MapAsk only reads the database: it cannot delete, change or add records. "
+                            "Ask a question about the data instead.")
+                return
             step("interpret")
             t0 = clock()
             frame = interpret(ann, self.pack, q)
