@@ -243,3 +243,12 @@ def test_areas_are_groups_for_event_measures(pipeline, admin):
                               THEN 21 WHEN c.gid IS NOT NULL THEN 1 ELSE 0 END), 0) FROM ma.neighborhood n
                               LEFT JOIN ma.massdot_crash c ON ST_Intersects(n.geom, c.geom) GROUP BY 1"""))
     assert dict(zip(col(a, "neighborhood"), col(a, "epdo"))) == ref
+
+
+def test_weighted_measure_by_nearby_feature(pipeline, admin):
+    a = ask(pipeline, "epdo by private school within 250 m")
+    ref = dict(rows(admin, """SELECT s.site_name, coalesce(sum(CASE WHEN c.crash_severity_descr IN
+                              ('Fatal injury','Non-fatal injury') THEN 21 WHEN c.gid IS NOT NULL THEN 1 ELSE 0 END), 0)
+                              FROM ma.school s LEFT JOIN ma.massdot_crash c ON ST_DWithin(c.geom, s.geom, 250)
+                              WHERE s.school_type = 'private' GROUP BY 1"""))
+    assert dict(zip(col(a, "site_name"), col(a, "epdo"))) == ref

@@ -246,7 +246,7 @@ class Compiler:
                 label = exp.func("COALESCE", exp.cast(_col(sup.display, "s"), "text"),
                                  exp.DPipe(this=_lit("#"), expression=exp.cast(_col(sup.key, "s"), "text")))
                 near = (exp.select(label.as_("group_key"), _col(sup.key, "s").as_("group_id"),
-                                   _col(ent.key, "t").as_("fid"))
+                                   exp.Column(this=exp.Star(), table=exp.to_identifier("t")))
                         .from_(_cte_ref("support", "s"))
                         .join(_cte_ref(last, "t"), on=within, join_type="left"))
             else:
@@ -324,10 +324,10 @@ class Compiler:
             selects.append(exp.column("group_key", "t").as_(sup.display if sup.display != "gid" else support_group.key))
             # features sharing a name (the segments of one street) form one group
             group_exprs += [exp.column("group_key", "t")]
-            count = exp.Count(this=exp.Distinct(expressions=[exp.column("fid", "t")]))
-            measures = [count.as_("count")]
-            if f.measure.kind not in ("count",):
-                raise CompileError("only counts can be grouped by nearby features")
+            if f.measure.kind == "count" and f.intent != "share":
+                measures = [exp.Count(this=exp.Distinct(expressions=[_col(ent.key, "t")])).as_("count")]
+            else:  # a record near two same-named features (segments of one street) then counts twice
+                measures = self.measure(f, ent, "t", outer=True)
         else:
             for g in f.group_by:
                 if g.kind == "area":

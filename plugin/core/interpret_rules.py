@@ -220,6 +220,11 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         grp = _group(pack, f, g)
         if grp and grp not in f.group_by:
             f.group_by.append(grp)
+    sup_group = next((g for g in f.group_by if g.kind == "support"), None)
+    if f.near is None and sup_group and distances:
+        # "crashes by school within 300 m": the distance belongs to the features grouped by
+        f.near = Near(entity=sup_group.key, distance_m=round(distances[0].value["metres"], 3),
+                      distance_text=distances[0].value["text"], filters=support_preds)
     for s in spans:
         if s.kind == "timepart" or has(s, "timepart"):
             if any(p in group_cues or p in which_cues or p in topn or p in rank_desc or p in rank_asc
