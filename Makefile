@@ -13,7 +13,7 @@ APT_PACKAGES := qgis python3-qgis postgresql-15-postgis-3 postgresql-15 xvfb pyt
 	python3-dev python3-psycopg2 python3-yaml python3-matplotlib build-essential cmake zip
 LLAMA_VERSION := 0.3.36
 
-.PHONY: setup apt venv db db-stop load demo test bench package install-plugin clean check-pack fuzz screenshots security soak
+.PHONY: setup apt venv db db-stop load demo test bench package install-plugin clean check-pack fuzz screenshots security soak bench-scale
 
 setup: apt venv
 
@@ -56,6 +56,11 @@ test: load
 
 bench: load
 	$(PY) -m bench.run
+
+# 4.4 M crashes: builds scaled copies once (minutes), then times the dev set on 10k..4.4M rows
+bench-scale: load
+	$(PY) -m bench.scale --build
+	$(PY) -m bench.scale --measure --pipeline --json out/bench/scale.json
 
 security: load
 	$(PY) -m tests.security.report

@@ -117,6 +117,11 @@ def main(argv: list[str] | None = None) -> int:
     report["questions_text"] = {q["id"]: {"question": q["question"], "category": q["category"], "split": q["split"]}
                                 for q in questions}
     (out / "report.json").write_text(json.dumps(report, indent=1, default=str))
+    scale = out / "scale.json"
+    if scale.exists():  # the 4.4 M-row run is long: `make bench-scale` refreshes it, this prints the latest
+        from bench.scale import summary
+        lines += ["", f"scale (latest `make bench-scale`, {time.strftime('%Y-%m-%d %H:%M', time.localtime(scale.stat().st_mtime))}):",
+                  summary(json.loads(scale.read_text()))]
     lines.append(f"\nfull report: {out / 'report.json'}")
     print("\n".join(lines))
     return 0
