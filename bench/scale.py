@@ -25,17 +25,23 @@ Randomness is hashint8extended(row number, seed*1000 + draw) mapped to [0, 1): a
 of (seed, row, draw), so the build is reproducible whatever plan Postgres picks. The rows are
 written in spatial order (ORDER BY geom: PostGIS sorts geometries along a space-filling
 curve), so rows of one town or neighbourhood share pages. The loader's indexes are recreated
-from ma's own definitions, EXTRA_INDEXES are added (see bench/SCALE.md), then VACUUM ANALYZE.
-Idempotent: a schema whose comment records the same generator version, seed and size, with
-the right row count, is left as it is (--force rebuilds).
+from ma's own definitions, EXTRA_INDEXES and EXTRA_STATISTICS are added (see bench/SCALE.md),
+then VACUUM ANALYZE, repeated until every page is all-visible (index-only scans need it).
+Idempotent: a schema whose comment records the same generator version, seed, size and order,
+with the right row count, is left as it is (--force rebuilds).
 
 Measure (reader DSN, $MAPASK_DSN): every C1-C10 question's reference SQL (bench/questions.yaml,
 ma.<table> rewritten to the size's schema) as mapask_reader with a 30 s statement_timeout: one
-warm-up run, then the median wall time of --repeat runs; the plans of the slowest queries; and
-optionally the MapAsk pipeline's own compiled SQL (answer.timings_ms['execute']).
+warm-up run, then the median wall time of --repeat runs, plus the CPU time of one serial run
+(read from /proc for the local backend: the query's work, whatever else the machine is doing);
+the plans of the slowest queries; and optionally the MapAsk pipeline's own compiled SQL
+(answer.timings_ms['execute']) on a copy of the pack pointed at the scaled schema.
 
     python -m bench.scale --build [--sizes 10k,100k,1m,4.4m] [--seed 1729] [--force]
-    python -m bench.scale --measure [--sizes 10k,100k,1m,4.4m] [--pipeline] [--json out/bench/scale.json]
+    python -m bench.scale --measure [--sizes 10k,100k,1m,4.4m] [--set jit=off] [--pipeline]
+                                    [--only C2,C7-001] [--repeat 3] [--json out/bench/scale.json]
+    python -m bench.scale --build --sizes 1m --order date --schema ma_s1m_date   # order comparison
+    python -m bench.scale --add-indexes --sizes 4.4m     # add new EXTRA_INDEXES to a built schema
     python -m bench.scale --drop --sizes 4.4m
 """
 from __future__ import annotations
@@ -714,14 +720,26 @@ def summary(report: dict) -> str:
         else:
             lines.append(f"every question under {GOAL_MS / 1000:.0f} s at {big['size']}")
     for p in report.get("plans") or []:
-        first = next((ln.strip() for ln in p["plan"].splitlines() if ln.strip()), "")
-        lines.append(f"plan {p['id']} ({p['ms']:.0f} ms): {first[:100]}")
+        lines.append(f"plan {p['id']} ({p['ms']:.0f} ms): {plan_outline(p['plan'])}")
     for pm in report.get("pipeline") or []:
         lines.append(f"pipeline on {pm['schema']}: {pm['executed']}/{pm['questions']} executed; execute "
                      f"median {_ms(pm['median_ms']).strip()} p95 {_ms(pm['p95_ms']).strip()} "
                      f"max {_ms(pm['max_ms']).strip()} ms; >2s: {', '.join(pm['over_goal']) or 'none'}; "
                      f"anchor lookup {pm['anchor_lookup_ms']:.0f} ms")
     return "\n".join(lines)
+
+
+def plan_outline(text: str, width: int = 200) -> str:
+    """'Finalize Aggregate > Gather > ... > Seq Scan on school s x4400000': the plan's nodes in order,
+    with the loop count of nodes run more than once."""
+    nodes = []
+    for ln in text.splitlines():
+        m = re.match(r"\s*(?:->\s*)?([A-Z][^(]*?)\s+\(cost=.*?(?:loops=(\d+))?\)?$", ln)
+        if m:
+            loops = int(m.group(2) or 1)
+            nodes.append(m.group(1) + (f" x{loops}" if loops > 3 else ""))
+    out = " > ".join(nodes)
+    return out if len(out) <= width else out[:width - 3] + "..."
 
 
 def _ms(x) -> str:
