@@ -120,13 +120,43 @@ def test_real_server_on_loopback(pipeline, llama_server):
     assert p.ask("icy crashes in worcester").status == "answered"
 
 
-def test_server_killed_mid_answer_loses_nothing(pipeline, llama_server):
-    url, proc = llama_server
-    entries = []
-    p = Pipeline(pipeline.pack, READER_DSN, model=ServerBackend(url, timeout_s=120), audit=entries.append)
+def _killing_proxy(upstream_port: int, proc: subprocess.Popen) -> int:
+    """A one-shot loopback proxy that forwards the client's request to the server, then kills the server before
+    it can reply: the kill always lands mid-answer, however fast the model is."""
     import threading
-    threading.Timer(1.0, proc.kill).start()
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+
+    def serve() -> None:
+        client, _ = listener.accept()
+        with client, socket.create_connection(("127.0.0.1", upstream_port)) as up:
+            client.settimeout(10)
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += client.recv(65536)
+            head, _, body = data.partition(b"\r\n\r\n")
+            length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                           if line.lower().startswith(b"content-length:")), 0)
+            while len(body) < length:
+                body += client.recv(65536)
+            up.sendall(head + b"\r\n\r\n" + body)
+            proc.kill()
+            proc.wait(timeout=10)
+        listener.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener.getsockname()[1]
+
+
+def test_server_killed_mid_answer_loses_nothing(pipeline, llama_server):
+    url, proc = llama_server  # this test kills the module's server: it stays the last one using it
+    port = _killing_proxy(int(url.rsplit(":", 1)[1]), proc)
+    entries = []
+    p = Pipeline(pipeline.pack, READER_DSN, model=ServerBackend(f"http://127.0.0.1:{port}", timeout_s=120),
+                 audit=entries.append)
     a = p.ask("how many crashes in boston")
+    assert proc.poll() is not None  # the server really died while the question was in flight
     assert a.status == "answered" and a.rows  # rules answer; the model's failure is in the log
     assert "error" in a.model["log"][-1] and "did not answer" in a.model["log"][-1]["error"]
     assert len(entries) == 1
