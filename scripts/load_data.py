@@ -162,8 +162,10 @@ def load_table(cur, spec: dict, schema: str, data_dir: Path, srid: int) -> int:
             lon=lon, lat=lat, srid=sql.Literal(srid))
     select.append(sql.SQL("{}::geometry({}, {}) AS geom").format(g, sql.SQL(gtype), sql.Literal(srid)))
     tbl = sql.Identifier(schema, name)
-    cur.execute(sql.SQL("CREATE TABLE {} AS SELECT {} FROM {} ORDER BY gid").format(
-        tbl, sql.SQL(", ").join(select), raw))
+    # rows written in spatial order share pages by place: a town or buffer touches fewer pages (bench/SCALE.md)
+    order = sql.SQL("geom, gid" if spec.get("physical_order") == "geom" else "gid")
+    cur.execute(sql.SQL("CREATE TABLE {} AS SELECT {} FROM {} ORDER BY {}").format(
+        tbl, sql.SQL(", ").join(select), raw, order))
     cur.execute(sql.SQL("DROP TABLE {}").format(raw))
     cur.execute(sql.SQL("ALTER TABLE {} ADD PRIMARY KEY (gid)").format(tbl))
     cur.execute(sql.SQL("CREATE INDEX ON {} USING gist (geom)").format(tbl))
@@ -171,11 +173,30 @@ def load_table(cur, spec: dict, schema: str, data_dir: Path, srid: int) -> int:
         cur.execute(sql.SQL("CREATE UNIQUE INDEX ON {} ({})").format(tbl, sql.Identifier(col)))
     for col in spec.get("indexes") or []:
         cur.execute(sql.SQL("CREATE INDEX ON {} ({})").format(tbl, sql.Identifier(col)))
+    for d in spec.get("date_part_indexes") or []:
+        # written as the compiler writes its conditions; INCLUDE lets a count be answered from the index alone
+        cur.execute(sql.SQL("CREATE INDEX ON {} (({})) INCLUDE ({})").format(
+            tbl, date_part(d), sql.Identifier(d["column"])))
+    for d in spec.get("date_part_statistics") or []:
+        # parts with few values (year, quarter): the planner needs their distribution, not an index
+        for form, e in (("", date_part(d)), ("_int", sql.SQL("({})::integer").format(date_part(d)))):
+            cur.execute(sql.SQL("CREATE STATISTICS {} ON ({}) FROM {}").format(
+                sql.Identifier(schema, f"{name}_{d['part']}{form}_stx"), e, tbl))
     cur.execute(sql.SQL("SELECT count(*) FROM {}").format(tbl))
     got = cur.fetchone()[0]
     if got != n:
         raise LoadError(f"{name}: {got} rows in the table but {n} in the files")
     return n
+
+
+DATE_PARTS = {"year": "YEAR", "quarter": "QUARTER", "month": "MONTH", "isodow": "ISODOW", "day": "DAY",
+              "hour": "HOUR"}
+
+
+def date_part(d: dict) -> sql.Composable:
+    if d.get("part") not in DATE_PARTS:
+        raise LoadError(f"unknown date part {d.get('part')!r}: one of {', '.join(DATE_PARTS)}")
+    return sql.SQL("EXTRACT({} FROM {})").format(sql.SQL(DATE_PARTS[d["part"]]), sql.Identifier(d["column"]))
 
 
 READER_SQL = """
@@ -208,6 +229,9 @@ def setup_reader(cur, dbname: str, schema: str, role: str, password: str) -> Non
                 "lo_import(text), lo_import(text, oid), lo_put(oid, bigint, bytea), lo_unlink(oid), "
                 "pg_terminate_backend(integer, bigint), pg_cancel_backend(integer) FROM PUBLIC")
     cur.execute(sql.SQL("ALTER ROLE {} SET idle_in_transaction_session_timeout = '30s'").format(r))
+    # PostGIS's costly spatial functions push every spatial plan over the JIT thresholds: 0.4 s of compiling in
+    # front of queries that run in milliseconds (bench/SCALE.md)
+    cur.execute(sql.SQL("ALTER ROLE {} SET jit = off").format(r))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -244,7 +268,9 @@ def main(argv: list[str] | None = None) -> int:
                 setup_reader(cur, cur.fetchone()[0], schema, args.reader, args.reader_password)
         conn.autocommit = True
         with conn.cursor() as cur:
-            cur.execute(sql.SQL("ANALYZE"))
+            # VACUUM also marks the new pages all-visible: index-only scans then skip the table
+            for name in counts:
+                cur.execute(sql.SQL("VACUUM (ANALYZE) {}").format(sql.Identifier(schema, name)))
     except LoadError as exc:
         print(f"load: stopped, previous data left intact: {exc}", file=sys.stderr)
         return 1

@@ -38,13 +38,45 @@ def _cte_ref(name: str, alias: str | None = None) -> exp.Expression:
     return t.as_(alias) if alias else t
 
 
+def _pick(values: list, index: exp.Expression) -> exp.Expression:
+    """values[index] (1-based) as CASE index WHEN 1 THEN ...: the subject is evaluated once per row."""
+    case = exp.Case(this=index)
+    for i, v in enumerate(values, start=1):
+        if v is not None:
+            case = case.when(_lit(i), _lit(v))
+    return case
+
+
 class Compiler:
-    def __init__(self, pack: Pack):
+    def __init__(self, pack: Pack, sizes: dict[str, int] | None = None):
         self.pack = pack
         self.lang = language(pack.raw.get("language", "en"))
+        # rows per table, when the caller knows them: they decide which side drives a spatial relation
+        self.sizes: dict[str, int] = sizes if sizes is not None else {}
+
+    def drives(self, small: Entity, big: Entity) -> bool:
+        """Whether to start a spatial relation from `small`'s features (unknown sizes: yes, the usual case of
+        few anchors and many records)."""
+        a, b = self.sizes.get(small.table), self.sizes.get(big.table)
+        return a is None or b is None or a <= b
+
+    def from_each(self, key: str, drive: exp.Expression, relation: exp.Expression, last: str,
+                  where: exp.Expression | None = None) -> exp.Select:
+        """Rows of `last` (alias l) related to at least one row of `drive`, each once, found from the drive side.
+        Postgres cannot turn an EXISTS semi-join on a spatial predicate around, so with a few anchors and millions
+        of records it would probe the anchors once per record; the LATERAL subquery fenced with OFFSET 0 makes
+        every anchor probe the records' spatial index instead."""
+        inner = exp.select(exp.Star()).from_(_cte_ref(last, "l")).where(relation).offset(0)
+        lat = exp.Lateral(this=inner.subquery(), alias=exp.TableAlias(this=exp.to_identifier("n")))
+        sel = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("n")))
+               .distinct(_col(key, "n"), distinct=True).from_(drive).join(lat, join_type="cross"))
+        sel.args["distinct"] = exp.Distinct(on=exp.Tuple(expressions=[_col(key, "n")]))
+        return sel.where(where) if where is not None else sel
 
     # ---- expressions over one entity's row alias
-    def time_part(self, ent: Entity, part: str, t: str) -> exp.Expression:
+    def time_part(self, ent: Entity, part: str, t: str, cast: bool = True) -> exp.Expression:
+        """A date part of a record; `cast=False` in conditions, where the plain EXTRACT is what an expression
+        index on that part serves (and compares with integers just the same)."""
         tm = ent.time
         if part == "year" and tm.get("year"):
             return _col(tm["year"], t)
@@ -53,7 +85,8 @@ class Compiler:
             raise CompileError(f"{ent.label} records have no {part}")
         unit = {"year": "YEAR", "quarter": "QUARTER", "month": "MONTH", "dow": "ISODOW", "hour": "HOUR",
                 "day": "DAY"}[part]
-        return exp.cast(exp.Extract(this=exp.Var(this=unit), expression=_col(src, t)), "int")
+        e = exp.Extract(this=exp.Var(this=unit), expression=_col(src, t))
+        return exp.cast(e, "int") if cast else e
 
     def date_expr(self, ent: Entity, t: str) -> exp.Expression | None:
         tm = ent.time
@@ -99,25 +132,25 @@ class Compiler:
                 if ts.date_to:
                     conds.append(exp.LTE(this=d.copy(), expression=exp.cast(_lit(ts.date_to), "date")))
             else:
-                y = self.time_part(ent, "year", t)
+                y = self.time_part(ent, "year", t, cast=False)
                 if ts.date_from:
                     conds.append(exp.GTE(this=y, expression=_lit(int(ts.date_from[:4]))))
                 if ts.date_to:
                     conds.append(exp.LTE(this=y.copy(), expression=_lit(int(ts.date_to[:4]))))
         if ts.years:
-            conds.append(self.time_part(ent, "year", t).isin(*[_lit(int(y)) for y in ts.years]))
+            conds.append(self.time_part(ent, "year", t, cast=False).isin(*[_lit(int(y)) for y in ts.years]))
         if ts.months:
-            conds.append(self.time_part(ent, "month", t).isin(*[_lit(int(m)) for m in ts.months]))
+            conds.append(self.time_part(ent, "month", t, cast=False).isin(*[_lit(int(m)) for m in ts.months]))
         if ts.isodow:
             if ent.time.get("dow_label"):
                 names = [self.lang["day_names"][int(x)] for x in ts.isodow]
                 conds.append(_col(ent.time["dow_label"], t).isin(*[_lit(n) for n in names]))
             else:
-                conds.append(self.time_part(ent, "dow", t).isin(*[_lit(int(x)) for x in ts.isodow]))
+                conds.append(self.time_part(ent, "dow", t, cast=False).isin(*[_lit(int(x)) for x in ts.isodow]))
         if ts.hours:
-            conds.append(self.time_part(ent, "hour", t).isin(*[_lit(int(h)) for h in ts.hours]))
+            conds.append(self.time_part(ent, "hour", t, cast=False).isin(*[_lit(int(h)) for h in ts.hours]))
         if ts.days_of_month:
-            conds.append(self.time_part(ent, "day", t).isin(*[_lit(int(d)) for d in ts.days_of_month]))
+            conds.append(self.time_part(ent, "day", t, cast=False).isin(*[_lit(int(d)) for d in ts.days_of_month]))
         return exp.and_(*conds) if conds else None
 
     def place_cond(self, ent: Entity, pl: Place, t: str) -> exp.Expression:
@@ -127,37 +160,34 @@ class Compiler:
         if pf:
             val = pl.name.upper() if pf.get("case") == "upper" else pl.name.title() if pf.get("case") == "title" else pl.name
             return exp.EQ(this=_col(pf["field"], t), expression=_lit(val))
-        name_col = area.names[0] if area.names else area.display
         sub = (exp.select(_lit(1)).from_(_table(self.pack, area, "a"))
-               .where(exp.and_(exp.EQ(this=_col(name_col, "a"), expression=_lit(pl.name)),
-                               exp.func("ST_Intersects", _col("geom", "a"), _col("geom", t)))))
+               .where(exp.and_(self.area_name(area, [pl.name]), exp.func("ST_Intersects", _col("geom", "a"), _col("geom", t)))))
         return exp.Exists(this=sub)
 
+    @staticmethod
+    def area_name(area: Entity, names: list[str]) -> exp.Expression:
+        return _col(area.names[0] if area.names else area.display, "a").isin(*[_lit(n) for n in names])
+
     def group_expr(self, ent: Entity, g: Group, t: str) -> tuple[exp.Expression, exp.Expression | None, str]:
-        """(value, sort key or None, column name) of one grouping over rows aliased t."""
+        """(value, sort key or None, column name) of one grouping over rows aliased t. With a sort key, the rows
+        are grouped by the key alone and the value is a function of it: a per-row part is computed once."""
         if g.kind == "field":
             return _col(g.key, t), None, g.key
         if g.kind == "time":
             if g.key == "dow":
+                names = [name for _, name in sorted(self.lang["day_names"].items(), key=lambda kv: int(kv[0]))]
                 if ent.time.get("dow_label"):
                     lab = _col(ent.time["dow_label"], t)
-                    order = exp.Case()
-                    for n, name in self.lang["day_names"].items():
-                        order = order.when(exp.EQ(this=lab.copy(), expression=_lit(name)), _lit(int(n)))
-                    return lab, order, "day_of_week"
+                    return lab, exp.Case(this=lab.copy(), ifs=[exp.If(this=_lit(n), true=_lit(i))
+                                                               for i, n in enumerate(names, start=1)]), "day_of_week"
                 num = self.time_part(ent, "dow", t)
-                case = exp.Case()
-                for n, name in self.lang["day_names"].items():
-                    case = case.when(exp.EQ(this=num.copy(), expression=_lit(int(n))), _lit(name))
-                return case, num, "day_of_week"
+                return _pick(names, num), num, "day_of_week"
             if g.key == "season":
-                m = self.time_part(ent, "month", t)
-                case, order = exp.Case(), exp.Case()
-                for i, (name, months) in enumerate((k, v) for k, v in self.pack.convention("seasons").items()
-                                                   if isinstance(v, list)):
-                    case = case.when(m.copy().isin(*[_lit(x) for x in months]), _lit(name))
-                    order = order.when(m.copy().isin(*[_lit(x) for x in months]), _lit(i))
-                return case, order, "season"
+                seasons = [(k, v) for k, v in self.pack.convention("seasons").items() if isinstance(v, list)]
+                by_month = [next((i + 1 for i, (_, months) in enumerate(seasons) if m in months), None)
+                            for m in range(1, 13)]
+                idx = _pick(by_month, self.time_part(ent, "month", t))
+                return _pick([k for k, _ in seasons], idx), idx, "season"
             return self.time_part(ent, g.key, t), None, g.key
         raise CompileError(f"grouping {g.kind} is built by its own node")
 
@@ -210,12 +240,25 @@ class Compiler:
             ctes.append(("filtered", exp.select(exp.Star()).from_(_cte_ref(last, "t")).where(exp.and_(*conds))))
             last = "filtered"
         if f.scope:
-            by_kind: dict[str, list[exp.Expression]] = {}
+            by_kind: dict[str, list[Place]] = {}
             for pl in f.scope:
-                by_kind.setdefault(pl.entity or "", []).append(self.place_cond(ent, pl, "t"))
-            sc = [c[0] if len(c) == 1 else exp.paren(exp.or_(*c)) for c in by_kind.values()]
-            ctes.append(("scoped", exp.select(exp.Star()).from_(_cte_ref(last, "t")).where(exp.and_(*sc))))
-            last = "scoped"
+                by_kind.setdefault(pl.entity or "", []).append(pl)
+            sc = []
+            for kind, places in by_kind.items():
+                area = p.entity(kind) if kind else None
+                if area is not None and not ent.places.get(kind) and self.drives(area, ent):
+                    # inside a named polygon: start from the polygon (see from_each)
+                    rel = exp.func("ST_Intersects", _col("geom", "a"), _col("geom", "l"))
+                    name = f"scoped_{len(ctes)}"
+                    ctes.append((name, self.from_each(ent.key, _table(p, area, "a"), rel, last,
+                                                      self.area_name(area, [pl.name for pl in places]))))
+                    last = name
+                    continue
+                c = [self.place_cond(ent, pl, "t") for pl in places]
+                sc.append(c[0] if len(c) == 1 else exp.paren(exp.or_(*c)))
+            if sc:
+                ctes.append(("scoped", exp.select(exp.Star()).from_(_cte_ref(last, "t")).where(exp.and_(*sc))))
+                last = "scoped"
         support_group = None
         if f.near:
             sup = p.entity(f.near.entity)
@@ -249,6 +292,9 @@ class Compiler:
                                    exp.Column(this=exp.Star(), table=exp.to_identifier("t")))
                         .from_(_cte_ref("support", "s"))
                         .join(_cte_ref(last, "t"), on=within, join_type="left"))
+            elif sconds or self.drives(sup, ent):
+                rel = exp.func("ST_DWithin", _col("geom", "l"), _col("geom", "s"), d.copy())
+                near = self.from_each(ent.key, _cte_ref("support", "s"), rel, last)
             else:
                 near = (exp.select(exp.Star()).from_(_cte_ref(last, "t"))
                         .where(exp.Exists(this=exp.select(_lit(1)).from_(_cte_ref("support", "s")).where(within))))
@@ -341,13 +387,14 @@ class Compiler:
                     continue
                 e, sort, name = self.group_expr(ent, g, "t")
                 selects.append(e.as_(name))
-                group_exprs.append(e.copy())
                 if sort is not None:
                     selects.append(sort.as_(name + "_order"))
-                    group_exprs.append(sort.copy())
+                    group_exprs.append(sort.copy() if sort.find(exp.Extract) else e.copy())
                     sorts.append(name + "_order")
-                elif g.kind == "time":
-                    sorts.append(name)
+                else:
+                    group_exprs.append(e.copy())
+                    if g.kind == "time":
+                        sorts.append(name)
             measures = self.measure(f, ent, "t", outer=bool(joins))
         sel = exp.select(*selects, *measures).from_(src)
         for tbl, on in joins:

@@ -114,6 +114,21 @@ class Pipeline:
             self._annotator = Annotator(self.pack, AnchorIndex.build(self.pack, fetch))
         return self._annotator
 
+    def _measure_sizes(self, f: Frame) -> None:
+        """Row counts of the tables a spatial relation joins, once per pipeline, through the guard: the compiler
+        starts such a relation from the smaller side. An unfiltered support larger than the target is the case
+        that needs them."""
+        if not (f.near and not f.near.filters and not f.near.scope and not (f.near.anchor and f.near.anchor.name)):
+            return
+        for name in (f.target, f.near.entity):
+            table = self.pack.entity(name).table
+            if table in self.compiler.sizes:
+                continue
+            q = exp.select(exp.Count(this=exp.Star())).from_(exp.table_(table, db=self.pack.schema, quoted=True))
+            rep = self.guard.check(q.sql("postgres"))
+            if rep.ok:
+                self.compiler.sizes[table] = int(self.executor.run(rep.sql).rows[0][0])
+
     def ask(self, question: str, previous: Frame | None = None, frame: Frame | None = None,
             progress: Callable[[str], None] | None = None) -> Answer:
         """Answer one question; `progress(stage)` is called before each stage (the dock's progress bar,
@@ -220,6 +235,7 @@ class Pipeline:
         t["plan"] = (clock() - t0) * 1000
         step("compile")
         t0 = clock()
+        self._measure_sizes(f)
         compiled = self.compiler.compile(f, p)
         t["compile"] = (clock() - t0) * 1000
         step("guard")
