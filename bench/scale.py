@@ -24,9 +24,8 @@ name is rewritten; only massdot_crash differs: N rows resampled from the 10,000 
 Randomness is hashint8extended(row number, seed*1000 + draw) mapped to [0, 1): a pure function
 of (seed, row, draw), so the build is reproducible whatever plan Postgres picks. The rows are
 written in spatial order (ORDER BY geom: PostGIS sorts geometries along a space-filling
-curve), so rows of one town or neighbourhood share pages. The loader's indexes are recreated
-from ma's own definitions, EXTRA_INDEXES and EXTRA_STATISTICS are added (see bench/SCALE.md),
-then VACUUM ANALYZE, repeated until every page is all-visible (index-only scans need it).
+curve), so rows of one town or neighbourhood share pages. The loader's indexes and statistics
+are recreated from ma's own definitions (see bench/SCALE.md), then VACUUM ANALYZE, repeated until every page is all-visible (index-only scans need it).
 Idempotent: a schema whose comment records the same generator version, seed, size and order,
 with the right row count, is left as it is (--force rebuilds).
 
@@ -41,7 +40,6 @@ the plans of the slowest queries; and optionally the MapAsk pipeline's own compi
     python -m bench.scale --measure [--sizes 10k,100k,1m,4.4m] [--set jit=off] [--pipeline]
                                     [--only C2,C7-001] [--repeat 3] [--json out/bench/scale.json]
     python -m bench.scale --build --sizes 1m --order date --schema ma_s1m_date   # order comparison
-    python -m bench.scale --add-indexes --sizes 4.4m     # add new EXTRA_INDEXES to a built schema
     python -m bench.scale --drop --sizes 4.4m
 """
 from __future__ import annotations
@@ -66,7 +64,7 @@ DEFAULT_DSN = "host=127.0.0.1 port=55432 dbname=mapask user=mapask_reader passwo
 READER = os.environ.get("MAPASK_READER", "mapask_reader")
 SOURCE = "ma"
 TABLE = "massdot_crash"
-VERSION = 2                 # bump when the generated data or the index set changes
+VERSION = 3                 # bump when the generated data or the index set changes
 DEFAULT_SEED = 1729
 JITTER_M = 300.0
 TRIES = 3                   # offsets tried before the original point is kept
@@ -75,30 +73,9 @@ GOAL_MS = 2000.0
 SIZES = {"10k": 10_000, "100k": 100_000, "1m": 1_000_000, "4.4m": 4_400_000}
 SCHEMAS = {10_000: "ma_s10k", 100_000: "ma_s100k", 1_000_000: "ma_s1m", 4_400_000: "ma_s4m"}
 
-# Indexes added on top of the loader's (sources.yaml `indexes:`); why each one: bench/SCALE.md.
-# A date-part filter (EXTRACT(MONTH FROM crash_date) = 1) can only use an index on that very
-# expression, written the same way: the reference SQL compares the numeric EXTRACT, the compiler
-# casts it to integer first, so each part is indexed in both forms. INCLUDE of the source column
-# lets Postgres answer a count from the index alone (an index-only scan; without it Postgres
-# refuses index-only scans on expression indexes and visits the heap).
-EXTRA_INDEXES: list[tuple[str, str]] = [
-    ("massdot_crash_crash_time_idx", "(crash_time)"),
-    ("massdot_crash_month_idx", "((EXTRACT(MONTH FROM crash_date))) INCLUDE (crash_date)"),
-    ("massdot_crash_isodow_idx", "((EXTRACT(ISODOW FROM crash_date))) INCLUDE (crash_date)"),
-    ("massdot_crash_hour_idx", "((EXTRACT(HOUR FROM crash_time))) INCLUDE (crash_time)"),
-    ("massdot_crash_month_int_idx", "((EXTRACT(MONTH FROM crash_date)::integer)) INCLUDE (crash_date)"),
-    ("massdot_crash_isodow_int_idx", "((EXTRACT(ISODOW FROM crash_date)::integer)) INCLUDE (crash_date)"),
-    ("massdot_crash_hour_int_idx", "((EXTRACT(HOUR FROM crash_time)::integer)) INCLUDE (crash_time)"),
-]
-# Statistics on expressions that are filtered or grouped on but not worth an index (year = 2017
-# keeps every row; without statistics Postgres guesses 0.5 % and picks a sort that spills to disk).
-EXTRA_STATISTICS: list[tuple[str, str]] = [
-    ("massdot_crash_year_stx", "(EXTRACT(YEAR FROM crash_date))"),
-    ("massdot_crash_year_int_stx", "((EXTRACT(YEAR FROM crash_date)::integer))"),
-    ("massdot_crash_quarter_stx", "(EXTRACT(QUARTER FROM crash_date))"),
-    ("massdot_crash_quarter_int_stx", "((EXTRACT(QUARTER FROM crash_date)::integer))"),
-    ("massdot_crash_day_int_stx", "((EXTRACT(DAY FROM crash_date)::integer))"),
-]
+# Every index and statistics object comes from the loader's own definitions on ma.massdot_crash
+# (knowledge/massachusetts/sources.yaml: indexes, date_part_indexes, date_part_statistics); why
+# each one: bench/SCALE.md. Anything worth adding belongs there, so the demo database has it too.
 
 
 class ScaleError(Exception):
@@ -267,25 +244,23 @@ def is_built(cur, schema: str, n: int, seed: int, order: str = "spatial") -> boo
 
 
 def loader_indexes(cur) -> list[str]:
-    """CREATE INDEX statements of ma.massdot_crash (the loader's), primary key excluded."""
+    """CREATE INDEX and CREATE STATISTICS statements of ma.massdot_crash (the loader's), primary key excluded."""
     cur.execute("""SELECT i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid)
                    FROM pg_index i WHERE i.indrelid = %s::regclass AND NOT i.indisprimary
                    ORDER BY 1""", (f"{SOURCE}.{TABLE}",))
-    return [d for _, d in cur.fetchall()]
+    defs = [d for _, d in cur.fetchall()]
+    cur.execute("""SELECT pg_get_statisticsobjdef(oid) FROM pg_statistic_ext
+                   WHERE stxrelid = %s::regclass ORDER BY stxname""", (f"{SOURCE}.{TABLE}",))
+    return defs + [d for (d,) in cur.fetchall()]
 
 
-def _retarget(indexdef: str, schema: str) -> str:
-    out, k = re.subn(rf"\bON {SOURCE}\.{TABLE}\b", f"ON {schema}.{TABLE}", indexdef, count=1)
+def _retarget(definition: str, schema: str) -> str:
+    """An index or statistics definition of ma.massdot_crash, for the same table in `schema`."""
+    out, k = re.subn(rf"\b(ON|FROM) {SOURCE}\.{TABLE}\b", rf"\1 {schema}.{TABLE}", definition, count=1)
+    out = re.sub(rf"^CREATE STATISTICS {SOURCE}\.", f"CREATE STATISTICS {schema}.", out)
     if k != 1:
-        raise ScaleError(f"cannot retarget index definition: {indexdef}")
+        raise ScaleError(f"cannot retarget definition: {definition}")
     return out
-
-
-def extra_indexes(schema: str) -> list[str]:
-    """CREATE INDEX / CREATE STATISTICS statements of the additions, for `schema`."""
-    return ([f"CREATE INDEX IF NOT EXISTS {name} ON {schema}.{TABLE} {body}" for name, body in EXTRA_INDEXES]
-            + [f"CREATE STATISTICS IF NOT EXISTS {schema}.{name} ON {body} FROM {schema}.{TABLE}"
-               for name, body in EXTRA_STATISTICS])
 
 
 def build(n: int, seed: int = DEFAULT_SEED, dsn: str | None = None, force: bool = False,
@@ -348,7 +323,7 @@ def build(n: int, seed: int = DEFAULT_SEED, dsn: str | None = None, force: bool 
             t0 = time.perf_counter()
             cur.execute(sql.SQL("ALTER TABLE {} ADD CONSTRAINT {} PRIMARY KEY (gid)").format(
                 sql.Identifier(staging, TABLE), sql.Identifier(TABLE + "_pkey")))
-            defs = [_retarget(d, staging) for d in loader_indexes(cur)] + extra_indexes(staging)
+            defs = [_retarget(d, staging) for d in loader_indexes(cur)]
             for d in defs:
                 cur.execute(d)
             step(f"{len(defs) + 1} indexes and statistics", t0)
@@ -416,28 +391,6 @@ def make_all_visible(conn, schema: str, tries: int = 10) -> bool:
                 time.sleep(min(2 * i, 10))
             cur.execute(sql.SQL("VACUUM {}").format(sql.Identifier(schema, TABLE)))
     return False
-
-
-def ensure_extra_indexes(n: int, dsn: str | None = None, schema: str | None = None,
-                         workers: int = 1) -> list[str]:
-    """Add EXTRA_INDEXES to an already built schema (CREATE INDEX IF NOT EXISTS) and re-ANALYZE."""
-    target = schema or schema_for(n)
-    conn = _admin(dsn)
-    conn.autocommit = True
-    try:
-        with conn.cursor() as cur:
-            cur.execute("SET maintenance_work_mem = '1GB'")
-            cur.execute("SET max_parallel_maintenance_workers = %s", (int(workers),))
-            done = []
-            for d in extra_indexes(target):
-                cur.execute(d)
-                done.append(d)
-            cur.execute(sql.SQL("ANALYZE {}").format(sql.Identifier(target, TABLE)))
-            cur.execute(sql.SQL("GRANT SELECT ON ALL TABLES IN SCHEMA {} TO {}").format(
-                sql.Identifier(target), sql.Identifier(READER)))
-        return done
-    finally:
-        conn.close()
 
 
 def drop(n: int, dsn: str | None = None, schema: str | None = None) -> None:
@@ -751,7 +704,6 @@ def main(argv=None) -> int:
     act = ap.add_mutually_exclusive_group(required=True)
     act.add_argument("--build", action="store_true", help="build the scaled schemas (skips those already built)")
     act.add_argument("--measure", action="store_true", help="time the dev set's C1-C10 questions on each size")
-    act.add_argument("--add-indexes", action="store_true", help="add EXTRA_INDEXES to built schemas")
     act.add_argument("--drop", action="store_true", help="drop the scaled schemas")
     ap.add_argument("--sizes", default="10k,100k,1m,4.4m")
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
@@ -782,11 +734,6 @@ def main(argv=None) -> int:
                            order=args.order) for n in sizes]
             if args.json:
                 _write(args.json, {"build": infos})
-            return 0
-        if args.add_indexes:
-            for n in sizes:
-                for d in ensure_extra_indexes(n, args.admin_dsn, schema=one, workers=args.workers):
-                    print(f"scale: {d}")
             return 0
         if args.drop:
             for n in sizes:

@@ -44,6 +44,27 @@ def test_types_srid_and_indexes(admin):
                             WHERE c.crash_numb = 4491306""") == "STOUGHTON"
 
 
+def test_scale_indexes_statistics_and_order(admin, reader_dsn):
+    idx = " ".join(r[0] for r in rows(admin, "SELECT indexdef FROM pg_indexes WHERE schemaname='ma' AND tablename='massdot_crash'"))
+    for part in ("month", "isodow", "hour"):
+        assert f"EXTRACT({part} FROM" in idx and "INCLUDE" in idx
+    stx = {r[0] for r in rows(admin, "SELECT stxname FROM pg_statistic_ext WHERE stxrelid = 'ma.massdot_crash'::regclass")}
+    assert {"massdot_crash_year_stx", "massdot_crash_year_int_stx", "massdot_crash_quarter_stx"} <= stx
+    # rows in spatial order: consecutive rows are far closer than random pairs
+    near, far = rows(admin, """SELECT avg(ST_Distance(geom, g1)), avg(ST_Distance(geom, g2)) FROM (
+        SELECT geom, lag(geom) OVER w AS g1, lag(geom, 4000) OVER w AS g2 FROM ma.massdot_crash
+        WHERE geom IS NOT NULL WINDOW w AS (ORDER BY ctid)) x""")[0]
+    assert near * 10 < far
+    conn = psycopg2.connect(reader_dsn)
+    try:
+        assert scalar(conn, "SHOW jit") == "off"
+        plan = "\n".join(r[0] for r in rows(conn, "EXPLAIN SELECT count(*) FROM ma.massdot_crash c "
+                                                  "WHERE EXTRACT(MONTH FROM c.crash_date) IN (1)"))
+        assert "extract_crash_date" in plan  # the month filter, as compiled, reaches its index
+    finally:
+        conn.close()
+
+
 def test_reader_role_attributes(admin):
     r = rows(admin, "SELECT rolsuper, rolcreatedb, rolcreaterole FROM pg_roles WHERE rolname='mapask_reader'")[0]
     assert r == (False, False, False)
