@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .frame import Frame
 from .pack import Pack
+from .text import language
 
 
 def _fmt(v) -> str:
@@ -17,11 +18,11 @@ def _lab(v) -> str:
     return str(v).strip() if v is not None else "(none)"
 
 
-def describe(pack: Pack, f: Frame) -> str:
-    """'pedestrian crashes within 150 m of schools in 2015' from the frame."""
+def describe(pack: Pack, f: Frame, one: bool = False) -> str:
+    """'pedestrian crashes within 150 m of schools in 2015' from the frame (`one`: a single record)."""
     ent = pack.entity(f.target)
     words = [p.text for p in f.filters if p.text]
-    parts = [(" ".join(words) + " " if words else "") + ent.plural]
+    parts = [(" ".join(words) + " " if words else "") + (ent.label if one else ent.plural)]
     if f.near:
         sup = pack.entity(f.near.entity)
         what = f.near.anchor.name if f.near.anchor else " ".join([p.text for p in f.near.filters if p.text] + [sup.plural])
@@ -66,10 +67,15 @@ def explain(pack: Pack, f: Frame, columns: list[str], rows: list, value_col: int
             s = f"The {pack.convention('epdo', 'name', default='severity-weighted')} score of {what} is {_fmt(v)}."
         elif f.measure.kind == "rate":
             s = f"{_fmt(v)} {pack.convention('epdo', 'name', default='weighted') + ' points of ' if f.measure.field == 'epdo' else ''}{what} per {f.measure.per:,} residents."
+        elif v == 1:
+            s = f"There was 1 {describe(pack, f, one=True)}."
         else:
             s = f"There were {_fmt(v)} {what}."
     else:
         label = 0
+        if columns[label] == "month":  # month numbers read as names; the rows keep the numbers
+            names = language(pack.raw.get("language", "en"))["month_names"]
+            rows = [[names.get(r[0], r[0]), *r[1:]] for r in rows]
         top = rows[0]
         if f.intent == "trend":
             first, last = rows[0], rows[-1]
