@@ -252,3 +252,19 @@ def test_weighted_measure_by_nearby_feature(pipeline, admin):
                               FROM ma.school s LEFT JOIN ma.massdot_crash c ON ST_DWithin(c.geom, s.geom, 250)
                               WHERE s.school_type = 'private' GROUP BY 1"""))
     assert dict(zip(col(a, "site_name"), col(a, "epdo"))) == ref
+
+
+def test_features_qualified_by_records_near_them(pipeline, admin):
+    """'schools that had a crash within 100 m': the schools are the answer, the crashes (with their own filters
+    and time) qualify them; the source of the crashes is chosen by what they must express."""
+    a = pipeline.ask("which schools had a pedestrian crash within 100 m since 2015")
+    assert a.status == "answered" and a.frame["target"] == "school"
+    assert a.frame["near"]["entity"] == "police_crash" and any(q["op"] == "time" for q in a.frame["near"]["filters"])
+    want = scalar(admin, """SELECT count(*) FROM ma.school s WHERE EXISTS (SELECT 1 FROM ma.cambridge_crash c
+                            WHERE c.pedestrian_involved AND c.year >= 2015 AND ST_DWithin(c.geom, s.geom, 100))""")
+    assert a.frame["intent"] == "list" and len(a.rows) == want and 0 < want < 50
+    n = pipeline.ask("how many bus stops had a fatal crash within 50 m")
+    assert n.frame["target"] == "bus_stop" and n.frame["near"]["entity"] == "crash"
+    # the usual direction is untouched
+    c = pipeline.ask("crashes within 100 m of schools")
+    assert c.frame["target"] == "crash" and c.frame["near"]["entity"] == "school"

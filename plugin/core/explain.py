@@ -25,7 +25,9 @@ def describe(pack: Pack, f: Frame, one: bool = False) -> str:
     parts = [(" ".join(words) + " " if words else "") + (ent.label if one else ent.plural)]
     if f.near:
         sup = pack.entity(f.near.entity)
-        what = f.near.anchor.name if f.near.anchor else " ".join([p.text for p in f.near.filters if p.text] + [sup.plural])
+        what = f.near.anchor.name if f.near.anchor else " ".join(
+            [p.text for p in f.near.filters if p.text and p.op != "time"] + [sup.plural] +
+            [p.text for p in f.near.filters if p.text and p.op == "time"])
         rel = "along" if f.near.mode == "along" else "nearest to" if f.near.mode == "nearest" else "within"
         if f.near.mode == "along":
             parts.append(f"along {what} (within {f.near.distance_m:g} m)")

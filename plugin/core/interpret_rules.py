@@ -124,8 +124,14 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
             group_spans.append(s)
         elif ents or readings(s, "field"):
             target_spans.append(s)
-    target_span = next((s for s in target_spans if readings(s, "entity") and _is_event(pack, readings(s, "entity"))),
-                       None) or next((s for s in target_spans if readings(s, "entity")), None)
+    inverse = None if superlative or group_cues or near_spans else _inverse(cx, target_spans, distances)
+    if inverse:
+        # "schools that had a pedestrian crash within 100 m": the schools are listed, the crashes qualify them
+        target_spans.remove(inverse[1])
+        near_spans.append(inverse[1])
+    target_span = inverse[0] if inverse else next(
+        (s for s in target_spans if readings(s, "entity") and _is_event(pack, readings(s, "entity"))), None) or next(
+        (s for s in target_spans if readings(s, "entity")), None)
     for s in target_spans:
         if target_span and readings(s, "entity") and readings(s, "entity")[0] == readings(target_span, "entity")[0]:
             continue  # "crashes ... were injury crashes": the same records named twice
@@ -154,6 +160,8 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         p = _predicate(s)
         nxt = [n for n in near_spans + group_spans if n.start >= s.end and n.start - s.end <= 1]
         if nxt and p.concept and any(e in pack.concepts[p.concept].where for e in readings(nxt[0], "entity")):
+            support_preds.append(p)
+        elif inverse and not _applies(pack, p, readings(target_span, "entity")[0]):
             support_preds.append(p)
         elif p.concept and pack.concepts[p.concept].time:
             ts_conv = pack.convention(pack.concepts[p.concept].time["hours_from"], "hours") or []
@@ -193,6 +201,14 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         sides = _sides(cx, f, scope_spans, time_spans, target_preds)
 
     # --- assemble
+    if inverse and time_spans and not pack.entities[readings(target_span, "entity")[0]].time:
+        # the listed features have no time: "since 2015" dates the records that qualify them
+        tv = TimeSpec()
+        for s in time_spans:
+            _time_from_span(tv, s.value, s.text)
+        support_preds.append(Predicate(op="time", values=[{k: v for k, v in tv.__dict__.items() if v and k != "text"}],
+                                       text=" ".join(tv.text)))
+        time_spans = []
     for s in time_spans:
         _time_from_span(f.time, s.value, s.text)
     f.scope = [Place(text=a.text, entity=a.value["entity"], name=a.value["name"], score=a.value["score"],
@@ -281,7 +297,9 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
             f.group_by.append(Group("time", "year"))
     elif superlative and (f.group_by or f.near):
         f.intent = "rank"
-    elif cx.cue("list") and not cx.cue("count") and not f.group_by and f.measure.kind == "count":
+    elif (cx.cue("list") or (target_span and any(w in which_cues for w in cx.before(target_span, 1)))) \
+            and not cx.cue("count") and not f.group_by and f.measure.kind == "count":
+        # "show ...", and "which schools had ...": the features themselves
         f.intent = "list"
     else:
         f.intent = "count"  # a bare "icy crashes in worcester" asks how many; show/list/map ask for the features
@@ -335,6 +353,38 @@ def _is_place_pred(pack: Pack, p: Predicate) -> bool:
         return False
     f = pack.entities[p.entity].fields.get(p.field)
     return bool(f and f.place)
+
+
+def _inverse(cx: Ctx, target_spans: list[Span], distances: list[Span]) -> tuple[Span, Span] | None:
+    """(features, records) when features are qualified by records near them: a feature word, a relative word
+    ('that had', 'with', 'where'), record words, then a distance or a proximity word after the records."""
+    pack, ann = cx.pack, cx.ann
+    mods = {i for s in ann.spans if s.kind in ("concept", "label") or has(s, "cue", "share_split")
+            for i in range(s.start, s.end)}
+    for x in target_spans:
+        xe = readings(x, "entity")
+        if not xe or _is_event(pack, xe) or pack.entities[xe[0]].area:
+            continue
+        for y in target_spans:
+            ye = readings(y, "entity")
+            if not ye or y.start <= x.end or not _is_event(pack, ye):
+                continue
+            gap = range(x.end, y.start)
+            relative = any(has(c, "cue", "share_split") and x.end <= c.start < y.start for c in ann.spans)
+            if not relative or not all(i in mods or ann.tokens[i] in FILLER for i in gap):
+                continue
+            after = [s for s in ann.spans if y.end <= s.start <= y.end + 3]
+            if any(s in distances or has(s, "cue", "near") for s in after):
+                return x, y
+    return None
+
+
+def _applies(pack: Pack, p: Predicate, entity: str) -> bool:
+    """Whether a concept or label predicate can be said of `entity`'s records."""
+    if p.concept:
+        c = pack.concepts.get(p.concept)
+        return bool(c and entity in c.where)
+    return p.entity == entity
 
 
 def _is_event(pack: Pack, ents: list[str]) -> bool:

@@ -277,7 +277,20 @@ class Repairer:
             log("distance_default", "near.distance_m", None, d, f"no distance given: the pack's default of {d:g} m")
             r.notes.append(f"no distance was given, so {d:g} m was used")
             n.distance_m = d
+        if n.anchor is None and self.pack.entity(n.entity).time:
+            # records qualifying features ("schools that had a pedestrian crash"): the source is chosen as for a target
+            sub = Frame(target=n.entity, filters=[q for q in n.filters if q.op not in ("time", "near", "place")])
+            for q in n.filters:
+                if q.op == "time":
+                    sub.time = TimeSpec(**q.values[0])
+            self._choose_entity(sub, lambda *a: log(a[0], "near.entity", *a[2:]), r)
+            n.entity = sub.target
         sup = self.pack.entity(n.entity)
+        for i, q in enumerate(n.filters):
+            if q.op == "time":
+                ts = TimeSpec(**q.values[0])
+                self._resolve_time(sup, ts, f"near.filters[{i}]", log, r)
+                q.values = [{k: v for k, v in ts.__dict__.items() if v and k != "text"}]
         n.filters = self._resolve_preds(sup, n.filters, "near.filters", log, r)
         n.scope = self._resolve_scope(sup, n.scope, "near.scope", log, r)
         if f.target == n.entity:
