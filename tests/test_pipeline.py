@@ -268,3 +268,17 @@ def test_features_qualified_by_records_near_them(pipeline, admin):
     # the usual direction is untouched
     c = pipeline.ask("crashes within 100 m of schools")
     assert c.frame["target"] == "crash" and c.frame["near"]["entity"] == "school"
+
+
+def test_two_streets_joined_by_and_are_their_intersection(pipeline, admin):
+    """Street names found in the data (with their aliases from the same rows) joined by 'and'/'at' name the
+    intersection whose published name joins them; without such an intersection they stay two streets."""
+    a = pipeline.ask("pedestrian crashes within 100 m of mass ave and prospect st")
+    anchor = a.frame["near"]["anchor"]
+    assert a.status == "answered" and a.frame["near"]["entity"] == "intersection"
+    assert "Massachusetts Ave" in anchor["name"] and "Prospect St" in anchor["name"]  # 'Mass Ave' is an alias
+    want = scalar(admin, """SELECT count(*) FROM ma.cambridge_crash c WHERE c.pedestrian_involved AND EXISTS (
+        SELECT 1 FROM ma.intersection i WHERE i.intersection = %s AND ST_DWithin(c.geom, i.geom, 100))""", anchor["name"])
+    assert a.rows[0][0] == want
+    b = pipeline.ask("crashes in cambridge and somerville")
+    assert {p["name"] for p in b.frame["scope"]} == {"CAMBRIDGE", "SOMERVILLE"}

@@ -1,12 +1,17 @@
 """Named places and features from the database (towns, neighbourhoods, schools, streets...) matched fuzzily."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Callable
 
 from . import fuzzy
 from .pack import Pack
-from .text import language, normalize
+from .text import language
+from .text import normalize as _normalize
+
+# names repeat across columns, rows and packs' rebuilds
+normalize = functools.lru_cache(maxsize=100_000)(_normalize)
 
 
 @dataclass
@@ -24,6 +29,11 @@ class AnchorMatch:
 class AnchorIndex:
     """Variant text -> [(entity, published name)], built once per pack and database."""
     variants: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    # (entity, normalised name) -> every name the same features carry in the entity's other name columns
+    same: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    # (part entity, {two normalised part names}) -> [(joined entity, published name)]: "A & B" intersections
+    pairs: dict[tuple[str, frozenset], list[tuple[str, str]]] = field(default_factory=dict)
+    joiners: set[str] = field(default_factory=set)
 
     def add(self, entity: str, name: str, abbreviations: dict[str, str], numbers: dict[str, int]) -> None:
         base = normalize(name)
@@ -40,19 +50,61 @@ class AnchorIndex:
             if (entity, name) not in lst:
                 lst.append((entity, name))
 
+    def synonyms(self, entity: str, name: str) -> set[str]:
+        n = normalize(name)
+        return self.same.get((entity, n), set()) | {n}
+
     @classmethod
-    def build(cls, pack: Pack, fetch: Callable[[str, str, str], list[str]]) -> "AnchorIndex":
-        """`fetch(table, column, entity)` returns the distinct names of one column (run read-only by the caller)."""
+    def build(cls, pack: Pack, fetch: Callable[[str, list[str], str], list[tuple]]) -> "AnchorIndex":
+        """`fetch(table, columns, entity)` returns the distinct rows of the name columns (run read-only by the
+        caller); names in one row are names of the same features ('Massachusetts Ave', alias 'Mass Ave')."""
         idx = cls()
         lang = language(pack.raw.get("language", "en"))
         abbreviations = lang.get("street_abbreviations", {})
         numbers = {k: v for k, v in lang.get("number_words", {}).items() if " " not in k}
+        idx.joiners = set(lang.get("junction_words", []))
         for ent in pack.entities.values():
-            for col in ent.names:
-                for name in fetch(ent.table, col, ent.name):
-                    if name:
-                        idx.add(ent.name, name, abbreviations if ent.geometry == "line" else {}, numbers)
+            if not ent.names:
+                continue
+            for row in fetch(ent.table, ent.names, ent.name):
+                names = [n for n in row if n]
+                for name in names:
+                    idx.add(ent.name, name, abbreviations if ent.geometry == "line" else {}, numbers)
+                    idx.same.setdefault((ent.name, normalize(name)), set()).update(normalize(n) for n in names)
+        for ent in pack.entities.values():
+            if not ent.joins:
+                continue
+            part_ent, sep = ent.joins["entity"], normalize(ent.joins.get("separator", "&"))
+            for name in {nm for v in idx.variants.values() for e, nm in v if e == ent.name}:
+                parts = [p.strip() for p in normalize(name).split(f" {sep} ")]
+                for i, a in enumerate(parts):
+                    for b in parts[i + 1:]:
+                        for x in idx.same.get((part_ent, a), {a}):
+                            for y in idx.same.get((part_ent, b), {b}):
+                                lst = idx.pairs.setdefault((part_ent, frozenset((x, y))), [])
+                                if (ent.name, name) not in lst:
+                                    lst.append((ent.name, name))
         return idx
+
+    def join(self, found: list["AnchorMatch"], toks: list[str]) -> list["AnchorMatch"]:
+        """Two names of one entity linked by a junction word ('mass ave and prospect st') become the feature whose
+        name joins them (their intersection), when the pack has such an entity and the database such a name."""
+        out: list[AnchorMatch] = []
+        for m in found:
+            prev = out[-1] if out else None
+            if prev and prev.entity == m.entity and m.start == prev.end + 1 and toks[prev.end] in self.joiners:
+                hits = {h for x in self.synonyms(prev.entity, prev.name) for y in self.synonyms(m.entity, m.name)
+                        for h in self.pairs.get((m.entity, frozenset((x, y))), [])}
+                if hits:
+                    hits = sorted(hits, key=lambda h: (h[1].count("&"), h))  # the plain crossing first
+                    ent, name = hits[0]
+                    out[-1] = AnchorMatch(ent, name, min(prev.score, m.score), prev.start, m.end,
+                                          " ".join(toks[prev.start:m.end]),
+                                          others=[{"entity": e, "name": n, "score": min(prev.score, m.score)}
+                                                  for e, n in hits[1:]])
+                    continue
+            out.append(m)
+        return out
 
     def match(self, toks: list[str], locked: set[int], pack: Pack, stop: set[str],
               known: set[str]) -> list[AnchorMatch]:
@@ -92,4 +144,4 @@ class AnchorIndex:
                 found.append(AnchorMatch(top["entity"], top["name"], top["score"], i, i + n, text,
                                          others=[c for c in cands[1:] if c["score"] >= top["score"] - 3]))
                 taken.update(span)
-        return sorted(found, key=lambda m: m.start)
+        return self.join(sorted(found, key=lambda m: m.start), toks)

@@ -79,6 +79,7 @@ class Entity:
     anchor_min_score: int = 88
     answers: str = ""
     id_field: str | None = None
+    joins: dict = field(default_factory=dict)  # names made of another entity's names: {entity, separator}
 
     def field_by_word(self, phrase: str) -> Field | None:
         for f in self.fields.values():
@@ -208,7 +209,7 @@ def load_pack(path: str | Path) -> Pack:
             time=e.get("time", {}), places=e.get("places", {}), where=e.get("where"),
             severity_field=e.get("severity_field"), shares_words_with=e.get("shares_words_with"),
             always=e.get("always", []), anchor_min_score=e.get("anchor_min_score", 88),
-            answers=e.get("answers", ""), id_field=e.get("id_field"))
+            answers=e.get("answers", ""), id_field=e.get("id_field"), joins=e.get("joins", {}))
     concepts = {n: Concept(name=n, words=[w.lower() for w in c.get("words", [])], where=c.get("where", {}),
                            time=c.get("time")) for n, c in (raw.get("concepts") or {}).items()}
     pack = Pack(id=raw["id"], version=str(raw["version"]), schema=raw["schema"], srid=int(raw["srid"]),

@@ -14,7 +14,7 @@ from sqlglot import exp
 from .anchors import AnchorIndex
 from .annotate import Annotator
 from .compile_sql import Compiler
-from .errors import CompileError, ExecutionError, MapAskError
+from .errors import CompileError, CostLimitError, ExecutionError, MapAskError
 from .execute import Executor
 from .explain import explain
 from .frame import Frame, Place, frame_from_dict
@@ -23,6 +23,7 @@ from .interpret_rules import interpret
 from .pack import Pack, load_pack, measures_summary, pack_summary
 from .plan import plan as make_plan
 from .interpret_model import Backend, interpret_with_model
+from .judge import judge_answer
 from .recipes import match_recipe
 from .text import normalize
 from .repair import Repairer
@@ -30,7 +31,7 @@ from .text import language
 from .verify import verify
 
 MAX_QUESTION_CHARS = 1000
-STAGES = ("link", "interpret", "repair", "plan", "compile", "guard", "execute", "verify", "explain")
+STAGES = ("link", "interpret", "model", "repair", "plan", "compile", "guard", "execute", "verify", "explain", "judge")
 
 
 @dataclass
@@ -60,6 +61,8 @@ class Answer:
     recipe: dict | None = None
     model: dict | None = None
     selection: str = ""
+    judge: dict | None = None
+    cost: dict | None = None
 
     def public(self) -> dict:
         """The CLI's JSON contract (rows without geometry, which maps take from `sql`)."""
@@ -88,10 +91,15 @@ def result_hash(columns: list[str], rows: list[list]) -> str:
 class Pipeline:
     def __init__(self, pack: Pack | str | Path, dsn: str, executor: Executor | None = None,
                  audit: Callable[[dict], None] | None = None, model: Backend | None = None,
-                 model_min_confidence: float = 0.5):
+                 model_min_confidence: float = 0.5, judge: bool = True, judge_model: Backend | None = None,
+                 max_cost: float | None = None):
         self.pack = pack if isinstance(pack, Pack) else load_pack(pack)
         self.model = model
         self.model_min_confidence = model_min_confidence
+        # the judge reads result data, so it only runs when a model is configured (or one is given for it)
+        self.judge_model = (judge_model or model) if judge else None
+        # the optional EXPLAIN cost gate on the answer's query (None: off); see Executor.run
+        self.max_cost = max_cost
         self.executor = executor or Executor(dsn)
         self.guard = Guard(self.pack)
         self.compiler = Compiler(self.pack)
@@ -103,14 +111,14 @@ class Pipeline:
     # anchors come from the database once, through the same guard and read-only executor
     def annotator(self) -> Annotator:
         if self._annotator is None:
-            def fetch(table: str, column: str, entity: str) -> list[str]:
-                q = (exp.select(exp.column(column, quoted=True)).distinct()
-                     .from_(exp.table_(table, db=self.pack.schema, quoted=True))
-                     .where(exp.column(column, quoted=True).is_(exp.null()).not_()))
+            def fetch(table: str, columns: list[str], entity: str) -> list[tuple]:
+                cols = [exp.column(c, quoted=True) for c in columns]
+                q = (exp.select(*cols).distinct().from_(exp.table_(table, db=self.pack.schema, quoted=True))
+                     .where(exp.or_(*[c.copy().is_(exp.null()).not_() for c in cols])))
                 rep = self.guard.check(q.sql("postgres"))
                 if not rep.ok:
                     raise MapAskError(f"anchor query refused: {rep.reason}")
-                return [r[0] for r in self.executor.run(rep.sql, cap=20000).rows]
+                return [tuple(r) for r in self.executor.run(rep.sql, cap=50000).rows]
             self._annotator = Annotator(self.pack, AnchorIndex.build(self.pack, fetch))
         return self._annotator
 
@@ -144,6 +152,8 @@ class Pipeline:
         except Exception as e:  # never lose the audit entry, whatever failed
             a.status, a.error = "error", f"{type(e).__name__}: {e}"
             a.answer = "MapAsk hit an internal error; the details are in the audit entry."
+        if a.status == "answered" and self.judge_model is not None:
+            self._judge(a, progress or (lambda stage: None))
         if self.audit:
             self.audit(self.audit_entry(a))
         return a
@@ -249,8 +259,19 @@ class Pipeline:
             return
         step("execute")
         t0 = clock()
-        res = self.executor.run(g.sql)
-        t["execute"] = (clock() - t0) * 1000
+        try:
+            # the gate's argument only when it is on, so executors written against the plain run(sql, cap) still fit
+            res = self.executor.run(g.sql) if self.max_cost is None else self.executor.run(g.sql, max_cost=self.max_cost)
+        except CostLimitError as e:
+            a.cost = {"estimate": e.cost, "limit": e.limit}
+            a.status, a.error = "refused", f"{e.kind}: {e}"
+            a.answer = (f"MapAsk did not run this query ({e.kind}): {e}. Narrow the question (a place, a period, "
+                        "a distance) or raise the cost limit (MapAsk's settings, or --max-cost).")
+            return
+        finally:
+            t["execute"] = (clock() - t0) * 1000
+        if res.cost is not None:
+            a.cost = {"estimate": res.cost, "limit": self.max_cost}
         a.columns = res.columns
         a.rows = [[_jsonable(v) for v in r] for r in res.rows]
         a.truncated = res.truncated
@@ -275,6 +296,26 @@ class Pipeline:
         t["explain"] = (clock() - t0) * 1000
         a.result_hash = result_hash(a.columns, a.rows)
         a.status = "answered"
+
+    def _judge(self, a: Answer, step: Callable[[str], None]) -> None:
+        """The optional model judge after an answer: it may only add a doubt that lowers the confidence; the
+        frame, SQL, rows and status stay as they are whatever it replies (or raises)."""
+        try:
+            step("judge")
+        except ExecutionError as e:  # cancelled after the answer was complete: keep the answer, skip the judge
+            a.judge = {"backend": getattr(self.judge_model, "id", "?"), "error": f"skipped: {e}"}
+            return
+        t0 = time.perf_counter()
+        try:
+            r = judge_answer(self.judge_model, self.pack, a.question, a.answer, a.columns, a.rows, a.confidence,
+                             a.truncated, skip=(a.geometry_column,) if a.geometry_column else ())
+            a.judge = r.to_dict()
+            if r.feature is not None and r.confidence_after is not None and a.confidence is not None:
+                a.features.append(r.feature)
+                a.confidence = min(a.confidence, r.confidence_after)
+        except Exception as e:  # a broken judge is recorded, never fatal
+            a.judge = {"backend": getattr(self.judge_model, "id", "?"), "error": f"{type(e).__name__}: {e}"}
+        a.timings_ms["judge"] = (time.perf_counter() - t0) * 1000
 
     def _missing_geometry(self, entity: str) -> tuple[int, int]:
         """(records without geometry, records) of one entity, read once through the guard."""
@@ -366,7 +407,8 @@ class Pipeline:
                 "recipe": a.recipe, "frame": a.frame, "repairs": a.repairs,
                 "plan": a.plan, "sql": a.sql, "guard": a.guard, "timings_ms": a.timings_ms,
                 "row_count": len(a.rows), "truncated": a.truncated, "result_hash": a.result_hash,
-                "confidence": a.confidence, "features": a.features, "error": a.error, "notes": a.notes}
+                "confidence": a.confidence, "features": a.features, "error": a.error, "notes": a.notes,
+                "judge": a.judge, "cost": a.cost}
 
     def replay(self, entry: dict, progress: Callable[[str], None] | None = None) -> Answer:
         """Re-run a recorded final frame without any interpreter; compare result hashes."""
