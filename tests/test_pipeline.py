@@ -282,3 +282,18 @@ def test_two_streets_joined_by_and_are_their_intersection(pipeline, admin):
     assert a.rows[0][0] == want
     b = pipeline.ask("crashes in cambridge and somerville")
     assert {p["name"] for p in b.frame["scope"]} == {"CAMBRIDGE", "SOMERVILLE"}
+
+
+def test_numeric_thresholds_on_banded_fields(pipeline, admin):
+    """'75 or older' on a field published in age bands selects the bands wholly inside the condition; a band
+    that straddles it is named in a note; a number compared with a count is asked back, not ignored."""
+    a = pipeline.ask("percentage of crashes where the oldest driver was 75 or older")
+    pred = a.frame["share_of"][0]
+    assert pred["field"] == "age_drvr_oldest" and set(pred["values"]) == {"75-84", ">84"}
+    want = scalar(admin, "SELECT 100.0 * count(*) FILTER (WHERE age_drvr_oldest IN ('75-84', '>84')) / count(*) "
+                         "FROM ma.massdot_crash")
+    assert abs(float(a.rows[0][-1]) - float(want)) < 1e-9
+    b = pipeline.ask("how many crashes where the oldest driver was over 80")
+    assert b.frame["filters"][0]["values"] == [">84"] and any("75-84" in n for n in b.notes)
+    c = pipeline.ask("towns with more than 100 crashes")
+    assert c.status == "clarify" and "more than 100" in c.answer

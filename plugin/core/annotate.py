@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .anchors import AnchorIndex
+from .numbers import comparisons
 from .pack import Pack, norm_label
 from .text import language, normalize, phrase_key
 from .timeparse import Span, TimeParser
@@ -82,6 +83,9 @@ class Annotator:
         toks = text.split()
         spans = self.time.parse(text)
         locked = {i for s in spans for i in range(s.start, s.end)}
+        for s in comparisons(toks, self.lang, locked):  # before the lexicon: the 'or' of '75 or older' compares nothing
+            spans.append(s)
+            locked.update(range(s.start, s.end))
         if self.anchors:
             for m in self.anchors.match(toks, locked, self.pack, self.stop, self.known_words):
                 spans.append(Span(m.start, m.end, "anchor", {"entity": m.entity, "name": m.name, "score": m.score,

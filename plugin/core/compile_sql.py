@@ -69,8 +69,8 @@ class Compiler:
         inner = exp.select(exp.Star()).from_(_cte_ref(last, "l")).where(relation).offset(0)
         lat = exp.Lateral(this=inner.subquery(), alias=exp.TableAlias(this=exp.to_identifier("n")))
         sel = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("n")))
-               .distinct(_col(key, "n"), distinct=True).from_(drive).join(lat, join_type="cross"))
-        sel.args["distinct"] = exp.Distinct(on=exp.Tuple(expressions=[_col(key, "n")]))
+               .from_(drive).join(lat, join_type="cross"))
+        sel.set("distinct", exp.Distinct(on=exp.Tuple(expressions=[_col(key, "n")])))
         return sel.where(where) if where is not None else sel
 
     # ---- expressions over one entity's row alias
@@ -104,7 +104,9 @@ class Compiler:
         if p.op == "place":
             return self.place_cond(ent, Place(entity=p.values[0]["entity"], name=p.values[0]["name"]), t)
         if p.op == "near":
-            return exp.Exists(this=exp.select(_lit(1)).from_(_cte_ref("support", "s")).where(self._within(t)))
+            # the records near the support, found once from the support's side (near_ids): a hashed IN per row
+            # instead of a spatial probe per row
+            return _col(ent.key, t).isin(query=exp.select(exp.column(ent.key)).from_("near_ids"))
         if p.field not in ent.fields:
             raise CompileError(f"{ent.label} has no field {p.field}")
         c = _col(p.field, t)
@@ -120,6 +122,10 @@ class Compiler:
             return exp.GTE(this=c, expression=_lit(p.values[0]))
         if p.op == "lte":
             return exp.LTE(this=c, expression=_lit(p.values[0]))
+        if p.op == "gt":
+            return exp.GT(this=c, expression=_lit(p.values[0]))
+        if p.op == "lt":
+            return exp.LT(this=c, expression=_lit(p.values[0]))
         raise CompileError(f"unknown operator {p.op}")
 
     def time_cond(self, ent: Entity, ts: TimeSpec, t: str) -> exp.Expression | None:
@@ -277,7 +283,11 @@ class Compiler:
             within = exp.func("ST_DWithin", _col("geom", "t"), _col("geom", "s"), d)
             support_group = next((g for g in f.group_by if g.kind == "support"), None)
             if any(q.op == "near" for q in f.share_of):
-                pass  # the relation is the share's numerator, not a filter on the rows
+                # the relation is the share's numerator, not a filter on the rows
+                rel = exp.func("ST_DWithin", _col("geom", "l"), _col("geom", "s"), d.copy())
+                ids = self.from_each(ent.key, _cte_ref("support", "s"), rel, last)
+                ids.set("expressions", [_col(ent.key, "n")])
+                ctes.append(("near_ids", ids))
             elif f.near.mode == "nearest":
                 dist = exp.select(exp.Min(this=exp.func("ST_Distance", _col("geom", "t"), _col("geom", "s")))) \
                     .from_(_cte_ref("support", "s")).subquery()
@@ -292,7 +302,10 @@ class Compiler:
                                    exp.Column(this=exp.Star(), table=exp.to_identifier("t")))
                         .from_(_cte_ref("support", "s"))
                         .join(_cte_ref(last, "t"), on=within, join_type="left"))
-            elif sconds or self.drives(sup, ent):
+            elif (f.near.anchor and f.near.anchor.name) or (last == "load" and (sconds or self.drives(sup, ent))):
+                # one named feature, or all records: start from the support's features; filtered records (a
+                # town, a severity) are fewer, and probing the support once per record (EXISTS below) costs
+                # what they number
                 rel = exp.func("ST_DWithin", _col("geom", "l"), _col("geom", "s"), d.copy())
                 near = self.from_each(ent.key, _cte_ref("support", "s"), rel, last)
             else:

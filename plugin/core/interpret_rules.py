@@ -169,6 +169,17 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         else:
             target_preds.append((s, p))
     time_spans.sort(key=lambda s: s.start)
+    for s in (s for s in spans if s.kind == "numcmp"):
+        # '75 or older' after 'the oldest driver (was)': a condition on the field named just before
+        fields = [f for f in entity_spans if readings(f, "field") and f.end <= s.start and s.start - f.end <= 3]
+        counted = any(e.start == s.end and readings(e, "entity") for e in spans)  # 'more than 100 crashes'
+        if fields and not counted:
+            ent, fname = readings(fields[-1], "field")[0]
+            target_preds.append((s, Predicate(field=fname, op=s.value["op"], values=[s.value["n"]], entity=ent,
+                                              text=f"{fields[-1].text} {s.text}")))
+        else:
+            ann.unknown.append(s.text)  # a number compared with nothing MapAsk knows: said, not ignored
+    target_preds.sort(key=lambda sp: sp[0].start)
 
     # --- places
     anchors = [s for s in spans if s.kind == "anchor"]

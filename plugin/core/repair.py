@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .frame import INTENTS, Frame, Group, Measure, Place, Predicate, TimeSpec
+from .numbers import band, holds
 from .pack import Entity, Pack, norm_label
 
 
@@ -180,7 +181,33 @@ class Repairer:
             log("filter_moved", path, f"{q.entity}.{q.field}", f"{ent.name}.{match.name}",
                 f"the same field on {ent.label}")
             q = Predicate(field=match.name, op=q.op, values=q.values, entity=ent.name, text=q.text)
+        if q.op in ("gt", "gte", "lt", "lte"):
+            return self._threshold(ent, q, path, log, r)
         return self._from_where(ent, {"field": q.field, q.op: q.values}, q.text, path, log, r)
+
+    def _threshold(self, ent: Entity, q: Predicate, path: str, log, r: RepairResult) -> Predicate | None:
+        """'75 or older' on a number field stays a comparison; on a field published as bands ('75-84', '>84')
+        it becomes the bands wholly inside the condition, and a band that straddles it is named in a note."""
+        f = ent.fields.get(q.field)
+        if f is None:
+            return None
+        if f.kind == "number":
+            return q
+        op, n = q.op, float(q.values[0])
+        inside, straddle = [], []
+        for label in f.codes:
+            b = band(label)
+            verdict = holds(op, n, *b) if b else False
+            (inside if verdict else straddle if verdict is None else []).append(label)
+        if not inside:
+            r.problems.append(f"no {f.label} band lies wholly within '{q.text}'")
+            log("filter_dropped", path, q.text, None, f"{f.label} is published in bands none of which fits")
+            return None
+        log("threshold_bands", path, f"{q.op} {n:g}", inside, f"{f.label} is published in bands")
+        if straddle:
+            r.notes.append(f"{f.label} is published in bands: {', '.join(straddle)} only partly meets "
+                           f"'{q.text}' and was left out")
+        return Predicate(field=q.field, op="in", values=inside, entity=ent.name, text=q.text)
 
     def _from_where(self, ent: Entity, w: dict, text: str, path: str, log, r) -> Predicate | None:
         fname = w["field"]
