@@ -82,6 +82,8 @@ def explain(pack: Pack, f: Frame, columns: list[str], rows: list, value_col: int
         if f.intent == "trend":
             first, last = rows[0], rows[-1]
             peak = max(rows, key=lambda r: r[value_col] or 0)
+            if f.measure.kind == "epdo":
+                what = f"{pack.convention('epdo', 'name', default='severity-weighted score')} of {what}"
             s = (f"{what[0].upper() + what[1:]} by {columns[label]}: {_lab(first[label])}: {_fmt(first[value_col])}, "
                  f"{_lab(last[label])}: {_fmt(last[value_col])}; peak {_lab(peak[label])} ({_fmt(peak[value_col])}).")
         else:
