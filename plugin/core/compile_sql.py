@@ -218,6 +218,9 @@ class Compiler:
             if f.share_of:
                 cond = exp.and_(*[self.predicate(p, t, ent) for p in f.share_of])
                 num = exp.Filter(this=star(), expression=exp.Where(this=cond))
+                if [q.op for q in f.share_of] == ["near"] and not f.group_by and not f.compare:
+                    # the numerator is just the records found near the support: count them once
+                    num = exp.select(exp.Count(this=exp.Star())).from_("near_ids").subquery()
                 pct = exp.Div(this=exp.Mul(this=_lit(100.0), expression=num),
                               expression=exp.func("NULLIF", count, _lit(0)))
                 return [num.copy().as_("matching"), count.copy().as_("total"), pct.as_("share_pct")]
