@@ -37,7 +37,7 @@ def cmd_ask(args) -> int:
     except ModelError as e:
         print(f"model: {e}; answering with the rules interpreter only", file=sys.stderr)
         model = None
-    pipe = Pipeline(args.pack, args.dsn, audit=record, model=model)
+    pipe = Pipeline(args.pack, args.dsn, audit=record, model=model, judge=not args.no_judge, max_cost=args.max_cost)
     a = pipe.ask(args.question)
     if args.json:
         print(json.dumps(a.public(), default=str))
@@ -90,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
     a.add_argument("question")
     a.add_argument("--json", action="store_true", help="print exactly one JSON object")
     a.add_argument("--audit", default=str(ROOT / "var" / "audit.jsonl"), help="append the audit entry here")
+    a.add_argument("--no-judge", action="store_true", help="with --model: do not let the model judge the answer")
+    a.add_argument("--max-cost", type=float, metavar="COST", help="refuse the query when the planner's EXPLAIN "
+                   "estimate is over COST (default: no cost gate)")
     a.add_argument("--export", metavar="PATH", help="also write the answer to PATH: .gpkg (layers + provenance "
                    "table), .csv (+ .provenance.json) or .png (map)")
     c = sub.add_parser("check", help="check the knowledge pack against the database")

@@ -85,6 +85,26 @@ def test_real_gguf_model_proposes_a_frame_through_the_same_checks(pipeline, smol
     assert entries[-1]["model"]["id"] == a.model["id"] and entries[-1]["selection"]
 
 
+def test_real_gguf_judge_only_comments(pipeline, smollm):
+    """The real model as judge: it reads the answer and a quoted sample of rows, replies under the verdict grammar,
+    and whatever it says the rows, SQL and status stay those of the rules answer; confidence can only go down."""
+    q = "top 5 towns with the most crashes"
+    plain = pipeline.ask(q)
+    entries = []
+    p = Pipeline(pipeline.pack, READER_DSN, judge_model=smollm, audit=entries.append)
+    a = p.ask(q)
+    assert (a.status, a.sql, a.rows, a.result_hash) == (plain.status, plain.sql, plain.rows, plain.result_hash)
+    assert a.confidence <= plain.confidence
+    j = entries[-1]["judge"]
+    assert j["backend"].startswith("gguf:SmolLM2") and "BEGIN DATA" in j["messages"][1]["content"]
+    assert j["attempts"] and j["attempts"][0].get("output", "").lstrip().startswith("{")
+    assert j["verdict"] in ("fits", "doubt", None)
+    if j["verdict"] == "doubt":
+        assert a.features[-1]["name"] == "judge_doubt" and a.confidence < plain.confidence
+    else:
+        assert a.confidence == plain.confidence
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -64,7 +64,8 @@ def entry_html(entry: dict, follow_up_question: Optional[str] = None) -> str:
         if entry.get(key):
             out.append(f"<p><b>{title}</b></p><pre>{_e(json.dumps(entry[key], indent=1, default=str))}</pre>")
     for title, key in (("SQL", "sql"), ("Frame", "frame"), ("Plan (DAG)", "plan"), ("Guard", "guard"),
-                       ("Timings (ms)", "timings_ms"), ("Confidence features", "features")):
+                       ("Timings (ms)", "timings_ms"), ("Confidence features", "features"),
+                       ("Model judge (what it read and replied)", "judge"), ("Planner cost", "cost")):
         value = entry.get(key)
         if value:
             text = value if isinstance(value, str) else json.dumps(value, indent=1, default=str)

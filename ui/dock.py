@@ -105,6 +105,14 @@ class MapAskDock(QgsDockWidget):
         self.progress.hide()
         layout.addWidget(self.progress)
 
+        # stays until a save is read back whole: the history is then only in memory
+        self.save_warning = QLabel(body)
+        self.save_warning.setObjectName("saveWarning")
+        self.save_warning.setWordWrap(True)
+        self.save_warning.setStyleSheet("color: #cf222e")
+        self.save_warning.hide()
+        layout.addWidget(self.save_warning)
+
         self.tabs = QTabWidget(body)
         self.answer_view = AnswerView(self.tabs)
         self.table = make_table(self.tabs)
@@ -148,6 +156,8 @@ class MapAskDock(QgsDockWidget):
         self.session.answered.connect(self.show_answer)
         self.session.replayed.connect(self._replayed)
         self.session.failed.connect(lambda text: self.notify(text, True))
+        self.session.audit.save_failed.connect(self._save_failed)
+        self.session.audit.save_checked.connect(lambda _path: self.save_warning.hide())
         self.refresh_connections()
         self.session.audit.load()  # the plugin may be switched on with a project already open
         self._update_state()
@@ -342,7 +352,17 @@ class MapAskDock(QgsDockWidget):
         return path
 
     # ---- project life cycle
+    def project_writing(self, *_document: Any) -> None:
+        """QGIS is saving the project: check the saved file once it is written (see ProjectAudit.save_started)."""
+        self.session.audit.save_started()
+
+    def _save_failed(self, text: str) -> None:
+        self.save_warning.setText(text)
+        self.save_warning.show()
+        self.notify(text, True)
+
     def project_read(self) -> None:
+        self.save_warning.hide()  # it was about the project that was open before
         self.session.reset()
         self.session.audit.load()
         self._update_state()
@@ -350,6 +370,7 @@ class MapAskDock(QgsDockWidget):
     def reset(self) -> None:
         """Forget the current question and history; called when QGIS starts a new or other project."""
         self.question_edit.clear()
+        self.save_warning.hide()
         self.session.reset()
         self.answer_view.clear()
         self.details.show_answer(None)

@@ -1,10 +1,11 @@
-"""MapAsk settings: knowledge pack, user pack for promoted examples, model, row cap and time limit (stored in QgsSettings)."""
+"""MapAsk settings: knowledge pack, user pack for promoted examples, model, row cap, time limit and cost gate (stored in QgsSettings)."""
 
 from typing import Optional
 
 from qgis.gui import QgsFileWidget
 from qgis.PyQt.QtWidgets import (
     QButtonGroup,
+    QCheckBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
@@ -61,8 +62,12 @@ class SettingsDialog(QDialog):
         server_row.addWidget(self.model_server)
         server_row.addWidget(self.model_url, 1)
         model_box.addLayout(server_row)
-        note = QLabel(self.tr("The model only interprets; every query is still checked and run read-only. "
-                              "This version answers with the rules interpreter."), self)
+        self.model_judge = QCheckBox(self.tr("Let the model check each answer (it can only lower the confidence)"), self)
+        self.model_judge.setObjectName("modelJudge")
+        self.model_judge.setChecked(settings.model_judge)
+        model_box.addWidget(self.model_judge)
+        note = QLabel(self.tr("The model only interprets and comments; every query is still checked and run "
+                              "read-only, and the rules answer stands unless the rules cannot answer."), self)
         note.setWordWrap(True)
         note.setStyleSheet("color: #57606a")
         model_box.addWidget(note)
@@ -78,6 +83,22 @@ class SettingsDialog(QDialog):
         self.timeout.setSuffix(" s")
         self.timeout.setValue(settings.timeout_s)
         form.addRow(self.tr("Query time limit"), self.timeout)
+        # off by default: the planner's estimate is a rough unit-less number; the time limit is the real bound
+        self.cost_gate = QCheckBox(self.tr("Refuse queries the planner estimates above"), self)
+        self.cost_gate.setObjectName("costGate")
+        self.cost_gate.setChecked(settings.cost_gate)
+        self.cost_limit = QSpinBox(self)
+        self.cost_limit.setObjectName("costLimit")
+        self.cost_limit.setRange(1, 2_000_000_000)
+        self.cost_limit.setSingleStep(100_000)
+        self.cost_limit.setValue(min(settings.cost_limit, 2_000_000_000))
+        self.cost_limit.setToolTip(self.tr("PostgreSQL's EXPLAIN total cost (no query is run to estimate it)"))
+        self.cost_limit.setEnabled(settings.cost_gate)
+        self.cost_gate.toggled.connect(self.cost_limit.setEnabled)
+        cost_row = QHBoxLayout()
+        cost_row.addWidget(self.cost_gate)
+        cost_row.addWidget(self.cost_limit, 1)
+        form.addRow(self.tr("Cost limit"), cost_row)
 
         buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, self)
         buttons.accepted.connect(self.accept)
@@ -98,4 +119,7 @@ class SettingsDialog(QDialog):
         s.model_url = self.model_url.text().strip()
         s.row_cap = self.row_cap.value()
         s.timeout_s = self.timeout.value()
+        s.model_judge = self.model_judge.isChecked()
+        s.cost_gate = self.cost_gate.isChecked()
+        s.cost_limit = self.cost_limit.value()
         return s

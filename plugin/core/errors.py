@@ -26,5 +26,15 @@ class ExecutionError(MapAskError):
         self.kind = kind
 
 
+class CostLimitError(ExecutionError):
+    """The planner's estimated total cost of a checked query is over the configured limit; nothing ran."""
+
+    def __init__(self, cost: float, limit: float):
+        super().__init__("too_costly", f"the planner estimates the query's cost at {cost:,.0f}, over the limit "
+                                       f"of {limit:,.0f}")
+        self.cost = cost
+        self.limit = limit
+
+
 class CompileError(MapAskError):
     """A frame could not be turned into SQL."""

@@ -5,7 +5,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from .errors import ExecutionError
+from .errors import CostLimitError, ExecutionError
 
 
 @dataclass
@@ -168,10 +168,16 @@ class Executor:
                     first = str(e).strip().splitlines()[0] if str(e).strip() else "closed"
                     raise ExecutionError("connection", f"the database connection failed: {first}")
 
-    def run(self, sql: str, cap: int | None = None) -> QueryResult:
-        """Run one guarded SELECT; only the guard's regenerated SQL should reach here."""
+    def run(self, sql: str, cap: int | None = None, max_cost: float | None = None) -> QueryResult:
+        """Run one guarded SELECT; only the guard's regenerated SQL should reach here.
+
+        With a cost limit (`max_cost`, else the executor's own), the planner's estimate is read first with a plain
+        EXPLAIN (never ANALYZE: nothing runs) that this method builds around the same wrapped statement, inside
+        the same READ ONLY transaction; over the limit it raises CostLimitError. No caller can hand in an EXPLAIN
+        of its own: the guard refuses EXPLAIN, and the wrapper below makes any statement a sub-query."""
         pg = _psycopg2()
         cap = self.row_cap if cap is None else cap
+        limit = self.max_cost if max_cost is None else max_cost
         if not isinstance(sql, str):
             raise ExecutionError("refused", "the query is not text")
         problem = single_statement_problem(sql)
@@ -189,12 +195,11 @@ class Executor:
                     # a client that dies mid-transaction must not hold locks on the pack's tables
                     cur.execute("SET LOCAL idle_in_transaction_session_timeout = %s", (int(self.timeout_ms) + 5000,))
                     cost = None
-                    if self.max_cost is not None:
+                    if limit is not None:
                         cur.execute("EXPLAIN (FORMAT JSON) " + wrapped)
                         cost = float(cur.fetchone()[0][0]["Plan"]["Total Cost"])
-                        if cost > self.max_cost:
-                            raise ExecutionError("too_costly", f"the query's estimated cost {cost:.0f} is over the "
-                                                               f"limit {self.max_cost:.0f}")
+                        if cost > float(limit):
+                            raise CostLimitError(cost, float(limit))
                     cur.execute(wrapped)
                     rows = cur.fetchall()
                     cols = [d.name for d in cur.description]

@@ -66,6 +66,8 @@ class MapAskPlugin:
         # belongs to the project, so it is read back whenever a project is opened.
         self._connect(QgsProject.instance().cleared, self.dock.reset)
         self._connect(QgsProject.instance().readProject, self._project_read)
+        # a save can fail without QGIS saying so to plugins (a full disk leaves an empty .qgz): check each one
+        self._connect(QgsProject.instance().writeProject, self._project_writing)
 
     def unload(self) -> None:
         """Undo initGui(): stop a running question, disconnect signals, remove menu/toolbar entries, delete the dock."""
@@ -103,6 +105,10 @@ class MapAskPlugin:
     def _project_read(self, *_document: object) -> None:
         if self.dock is not None:
             self.dock.project_read()
+
+    def _project_writing(self, *_document: object) -> None:
+        if self.dock is not None:
+            self.dock.project_writing()
 
     def _connect(self, signal: pyqtBoundSignal, slot: Callable[..., object]) -> None:
         """Connect and remember the pair, so unload() can disconnect it."""

@@ -73,8 +73,9 @@ class Session(QObject):
         pack = self.pack()
         model_setting = {"gguf": self.settings.model_path, "server": self.settings.model_url}.get(
             self.settings.model_kind, "none")
+        max_cost = float(self.settings.cost_limit) if self.settings.cost_gate else None
         key = (name, self._pack_dir, pack.content_hash, self.settings.row_cap, self.settings.timeout_s,
-               self.executor_factory, model_setting)
+               self.executor_factory, model_setting, self.settings.model_judge, max_cost)
         if self._pipeline is None or key != self._pipeline_key:
             self.close_pipeline()
             dsn = dsn_for(name)  # the password, if any, lives only in this executor's memory
@@ -85,7 +86,9 @@ class Session(QObject):
                 model = backend_from_setting(model_setting)
             except ModelError as e:  # say how to fix it, and keep answering with the rules interpreter
                 model, self.model_warning = None, f"{e}. MapAsk answers with its rules interpreter only."
-            self._pipeline, self._pipeline_key = Pipeline(pack, dsn, executor=executor, model=model), key
+            self._pipeline = Pipeline(pack, dsn, executor=executor, model=model, judge=self.settings.model_judge,
+                                      max_cost=max_cost)
+            self._pipeline_key = key
         return self._pipeline
 
     def close_pipeline(self) -> None:

@@ -36,8 +36,11 @@ class Settings:
     model_kind: str = "none"        # none | gguf | server
     model_path: str = ""
     model_url: str = ""
+    model_judge: bool = True        # with a model: let it judge answers (it can only lower confidence)
     row_cap: int = 5000
     timeout_s: int = 30
+    cost_gate: bool = False         # refuse queries whose planner cost estimate is over cost_limit
+    cost_limit: int = 1_000_000
     history: List[str] = field(default_factory=list)
 
     def effective_pack_dir(self) -> str:
@@ -55,6 +58,14 @@ def load() -> Settings:
         if f.name == "history":
             value = s.value(PREFIX + f.name, [])
             value = [value] if isinstance(value, str) else list(value or [])
+        elif isinstance(default, bool):  # before int: bool is an int; ini files hold "true"/"false"
+            raw = s.value(PREFIX + f.name, default)
+            if isinstance(raw, bool):
+                value = raw
+            elif str(raw).strip().lower() in ("true", "1", "yes", "on", "false", "0", "no", "off"):
+                value = str(raw).strip().lower() in ("true", "1", "yes", "on")
+            else:  # a hand-edited ini file: keep the default
+                value = default
         elif isinstance(default, int):
             try:
                 value = int(s.value(PREFIX + f.name, default))
@@ -67,6 +78,7 @@ def load() -> Settings:
         out.model_kind = "none"
     out.row_cap = max(1, out.row_cap)
     out.timeout_s = max(1, out.timeout_s)
+    out.cost_limit = max(1, out.cost_limit)
     return out
 
 

@@ -14,9 +14,10 @@ from ..core.pipeline import STAGES, Answer, Pipeline
 _RUNNING: Set["AskTask"] = set()
 
 STAGE_LABELS = {"link": "Linking words to the data", "interpret": "Interpreting the question",
-                "repair": "Checking the question", "plan": "Planning the query", "compile": "Writing the SQL",
-                "guard": "Checking the SQL", "execute": "Running the query", "verify": "Verifying the result",
-                "explain": "Writing the answer"}
+                "model": "Asking the model", "repair": "Checking the question", "plan": "Planning the query",
+                "compile": "Writing the SQL", "guard": "Checking the SQL", "execute": "Running the query",
+                "verify": "Verifying the result", "explain": "Writing the answer",
+                "judge": "The model is checking the answer"}
 
 
 class AskTask(QgsTask):

@@ -101,9 +101,11 @@ def dock(qgis_iface, pg_connection, tmp_path):
     project = QgsProject.instance()
     project.cleared.connect(widget.reset)
     project.readProject.connect(widget.project_read)
+    project.writeProject.connect(widget.project_writing)
     yield widget
     project.cleared.disconnect(widget.reset)
     project.readProject.disconnect(widget.project_read)
+    project.writeProject.disconnect(widget.project_writing)
     widget.shutdown()
     widget.deleteLater()
     flush()

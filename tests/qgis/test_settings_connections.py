@@ -1,7 +1,7 @@
 """Settings under one QgsSettings prefix, saved connections with passwords from QGIS's auth system only."""
 
 import psycopg2
-from mapask_qgis_helpers import CONNECTION, READER, dock, module, pg_connection  # noqa: F401 (fixtures)
+from mapask_qgis_helpers import CONNECTION, READER, ask, dock, module, pg_connection  # noqa: F401 (fixtures)
 from qgis.core import QgsSettings
 
 
@@ -17,6 +17,22 @@ def test_settings_round_trip_under_one_prefix():
     assert not any("password" in k.lower() for k in keys)
     QgsSettings().setValue("MapAsk/row_cap", "lots")  # a hand-edited ini file falls back to the default
     assert settings.load().row_cap == settings.Settings().row_cap
+    settings.save(settings.Settings())
+
+
+def test_cost_gate_and_judge_settings_round_trip_and_are_off_or_on_by_default():
+    settings = module("plugin.qgis.settings")
+    default = settings.Settings()
+    assert default.cost_gate is False and default.model_judge is True  # the judge only runs with a model
+    s = settings.load()
+    s.cost_gate, s.cost_limit, s.model_judge = True, 12345, False
+    settings.save(s)
+    back = settings.load()
+    assert (back.cost_gate, back.cost_limit, back.model_judge) == (True, 12345, False)
+    QgsSettings().setValue("MapAsk/cost_gate", "false")  # as an ini file holds it
+    QgsSettings().setValue("MapAsk/model_judge", "maybe")  # hand-edited nonsense keeps the default
+    back = settings.load()
+    assert back.cost_gate is False and back.model_judge is True
     settings.save(settings.Settings())
 
 
@@ -59,18 +75,42 @@ def test_settings_dialog_edits_a_copy(dock):
     dialog.timeout.setValue(9)
     dialog.model_gguf.setChecked(True)
     dialog.model_path.setFilePath("/models/qwen.gguf")
+    assert not dialog.cost_gate.isChecked() and not dialog.cost_limit.isEnabled()
+    dialog.cost_gate.setChecked(True)
+    assert dialog.cost_limit.isEnabled()
+    dialog.cost_limit.setValue(5000)
+    dialog.model_judge.setChecked(False)
     s = dialog.result_settings()
     assert (s.row_cap, s.timeout_s, s.model_kind, s.model_path) == (77, 9, "gguf", "/models/qwen.gguf")
+    assert (s.cost_gate, s.cost_limit, s.model_judge) == (True, 5000, False)
     dialog.deleteLater()
 
 
-def test_pack_examples_give_the_placeholder_once_shown(dock, qgis_iface):
-    assert "e.g." not in dock.question_edit.placeholderText()  # no pack read while the dock is hidden
-    window = qgis_iface.mainWindow()
-    window.show()  # a child is only really shown inside a shown window
+def test_cost_gate_in_the_dock_refuses_a_heavy_question_and_audits_it(dock):
+    """Off by default the heavy question is answered; on with a low limit it is refused with its reason code and
+    the planner's estimate, shown in the dock and kept in the audit history; a light question still answers."""
+    heavy, light = "crashes within 500 m of mbta stops by stop", "how many crashes in cambridge"
+    s = dock.session.settings
+    assert s.cost_gate is False and dock.session.pipeline().max_cost is None
+    assert ask(dock, heavy).answer.status == "answered"
     try:
-        dock.show()
-        assert "e.g." in dock.question_edit.placeholderText()
+        # the estimates follow the data and the compiler: read them through the gate, then set the limit between
+        s.cost_gate, s.cost_limit = True, 2_000_000_000
+        estimate = {q: ask(dock, q).answer.cost["estimate"] for q in (heavy, light)}
+        assert estimate[heavy] > 10 * estimate[light]
+        s.cost_limit = round((estimate[heavy] * estimate[light]) ** 0.5)
+        shown = ask(dock, heavy)
+        a = shown.answer
+        assert dock.session.pipeline().max_cost == s.cost_limit
+        assert a.status == "refused" and a.error.startswith("too_costly") and a.cost["estimate"] > s.cost_limit
+        text = dock.answer_view.text.toPlainText()
+        assert "too_costly" in text and f"{s.cost_limit:,}" in text
+        entry = dock.session.audit.store.get(shown.entry["id"])
+        assert entry["status"] == "refused" and entry["cost"]["limit"] == s.cost_limit and "too_costly" in entry["error"]
+        assert ask(dock, light).answer.status == "answered"
     finally:
-        dock.hide()
-        window.hide()
+        s.cost_gate, s.cost_limit = False, settings_default_limit()
+
+
+def settings_default_limit() -> int:
+    return module("plugin.qgis.settings").Settings().cost_limit

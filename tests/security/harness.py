@@ -101,6 +101,8 @@ class QuestionOutcome:
     tables: list[str] = field(default_factory=list)
     error: str = ""
     ms: float = 0.0
+    answer: Any = field(default=None, repr=False)   # what the pipeline returned, for comparisons between runs
+    entry: dict | None = field(default=None, repr=False)  # its audit entry
 
     @property
     def ok(self) -> bool:
@@ -123,6 +125,7 @@ def run_questions(cases: list[Case], make_pipeline: Callable[[Callable[[dict], N
             if before_each:
                 before_each(c)
             t0 = time.perf_counter()
+            a = None
             try:
                 a = pipe.ask(c.text)
                 status, err = getattr(a, "status", "?"), getattr(a, "error", "")
@@ -135,7 +138,7 @@ def run_questions(cases: list[Case], make_pipeline: Callable[[Callable[[dict], N
             guard_ok = (g or {}).get("ok") if g else None
             recheck = guard.check(sql) if sql and guard_ok else None
             out.append(QuestionOutcome(c, status, len(entries), guard_ok, recheck.ok if recheck else None,
-                                       list((g or {}).get("tables", [])), err, ms))
+                                       list((g or {}).get("tables", [])), err, ms, a, entries[-1] if entries else None))
             if recheck is not None and not all(t.startswith(schema + ".") for t in recheck.tables):
                 out[-1].recheck_ok = False
     finally:

