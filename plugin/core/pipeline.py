@@ -383,6 +383,10 @@ class Pipeline:
             if tok in ann.unknown and i > 0 and ann.tokens[i - 1] in ins:
                 return (f"MapAsk found no place or feature named '{tok}' in this pack. "
                         + pack_summary(self.pack))
+        for u in ann.unknown:
+            if any(ch.isdigit() for ch in u):  # a numeric condition on nothing the pack records (or on a count)
+                return (f"MapAsk cannot apply '{u}': it found no recorded field it compares (conditions on counts, "
+                        f"such as 'towns with more than 100 crashes', are not supported yet). " + pack_summary(self.pack))
         heads = [s for s in ann.spans if s.kind == "entity"]
         for h in heads:
             near = [ann.tokens[i] for i in (h.start - 1, h.end) if 0 <= i < len(ann.tokens)]
