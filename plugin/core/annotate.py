@@ -1,6 +1,8 @@
 """Annotate a question: every span the pack or the grammar knows, longest and most specific first."""
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 
 from .anchors import AnchorIndex
@@ -79,7 +81,8 @@ class Annotator:
         self.known_words = {t for key in self.lex.phrases for t in key}
 
     def annotate(self, question: str) -> Annotation:
-        text = normalize(question)
+        # '100k', '1k': thousands written the short way
+        text = re.sub(r"\b(\d+(?:\.\d+)?)k\b", lambda m: f"{float(m.group(1)) * 1000:g}", normalize(question))
         toks = text.split()
         spans = self.time.parse(text)
         locked = {i for s in spans for i in range(s.start, s.end)}

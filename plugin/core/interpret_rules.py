@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .annotate import Annotation
+from .numbers import band
 from .frame import Frame, Group, Measure, Near, Place, Predicate, Rank, Side, TimeSpec
 from .pack import Pack
 from .timeparse import Span
@@ -139,8 +140,9 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
             # a second entity word with no relation cue: a superlative makes it a group ("towns with most crashes")
             if superlative or group_cues:
                 group_spans.append(s)
-            elif s.start > (target_span.end if target_span else 0):
-                near_spans.append(s)
+            elif s.start > (target_span.end if target_span else 0) and (
+                    distances or not pack.entities[readings(s, "entity")[0]].area):
+                near_spans.append(s)  # (an area named in passing, 'with date and town', is no proximity)
     f.target = readings(target_span, "entity")[0] if target_span else ""
     if target_span and not _is_event(pack, [f.target]) and pack.entities[f.target].area and (
             cx.cue("epdo") or cx.cue("rate") or any(
@@ -169,17 +171,28 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         else:
             target_preds.append((s, p))
     time_spans.sort(key=lambda s: s.start)
+    used_fields: list[Span] = []
     for s in (s for s in spans if s.kind == "numcmp"):
         # '75 or older' after 'the oldest driver (was)': a condition on the field named just before
-        fields = [f for f in entity_spans if readings(f, "field") and f.end <= s.start and s.start - f.end <= 3]
+        fields = [f for f in entity_spans if readings(f, "field") and f.end <= s.start and s.start - f.end <= 3
+                  and _measurable(pack, *readings(f, "field")[0])]
         counted = any(e.start == s.end and readings(e, "entity") for e in spans)  # 'more than 100 crashes'
         if fields and not counted:
+            used_fields.append(fields[-1])
             ent, fname = readings(fields[-1], "field")[0]
             target_preds.append((s, Predicate(field=fname, op=s.value["op"], values=[s.value["n"]], entity=ent,
                                               text=f"{fields[-1].text} {s.text}")))
         else:
             ann.unknown.append(s.text)  # a number compared with nothing MapAsk knows: said, not ignored
     target_preds.sort(key=lambda sp: sp[0].start)
+    filtered = {(e, fl) for sp in pred_spans for e, fl in _pred_fields(pack, _predicate(sp))}
+    for s in target_spans:
+        # a field named without a value ('severity breakdown', 'road surface conditions for crashes in X') asks
+        # for its distribution, unless a value of that field is asked for too ('weather was snow')
+        flds = readings(s, "field")
+        if flds and not readings(s, "entity") and s not in used_fields and s not in group_spans \
+                and not any(f in filtered for f in flds) and not cx.cue("share") and not cx.cue("list"):
+            group_spans.append(s)
 
     # --- places
     anchors = [s for s in spans if s.kind == "anchor"]
@@ -206,7 +219,8 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     ors = [c for c in cx.cue("compare") if c.text == "or"]
     strong = [c for c in cx.cue("compare") if c.text != "or"]
     more_or = ors and (which_cues or {"more", "fewer", "less"} & set(ann.tokens))
-    compare = bool(strong or cx.cue("change") or more_or)
+    # 'how have ... changed year to year': a trend, not a comparison of two sides
+    compare = bool(strong or (cx.cue("change") and not cx.cue("trend")) or more_or)
     sides: list[Side] = []
     if compare:
         sides = _sides(cx, f, scope_spans, time_spans, target_preds)
@@ -396,6 +410,24 @@ def _applies(pack: Pack, p: Predicate, entity: str) -> bool:
         c = pack.concepts.get(p.concept)
         return bool(c and entity in c.where)
     return p.entity == entity
+
+
+def _measurable(pack: Pack, entity: str, field: str) -> bool:
+    """A field a number can be compared with: a number, or published in bands ('75-84')."""
+    f = pack.entities[entity].fields.get(field) if entity in pack.entities else None
+    return bool(f and (f.kind == "number" or any(band(c) for c in f.codes)))
+
+
+def _pred_fields(pack: Pack, p: Predicate) -> list[tuple[str, str]]:
+    """(entity, field) pairs a concept or label predicate tests."""
+    if p.concept:
+        c = pack.concepts.get(p.concept)
+        out = []
+        for ent, w in (c.where.items() if c else []):
+            for part in w.get("any", [w]):
+                out.append((ent, part.get("field")))
+        return out
+    return [(p.entity, p.field)]
 
 
 def _is_event(pack: Pack, ents: list[str]) -> bool:
