@@ -474,7 +474,7 @@ def _sides(cx: Ctx, f: Frame, scope_spans: list, time_spans: list, target_preds:
                                                    "year": [], "range": [], "dow": [], "month": []}
     for t in time_spans:
         v = t.value
-        kind = "range" if "year_range" in v else "year" if "years" in v and "months" not in v else \
+        kind = "range" if {"year_range", "year_from", "year_to"} & set(v) else "year" if "years" in v and "months" not in v else \
             "dow" if "isodow" in v else "month" if "months" in v else None
         if kind:
             items[kind].append((t, t))
@@ -494,7 +494,7 @@ def _sides(cx: Ctx, f: Frame, scope_spans: list, time_spans: list, target_preds:
     sides: list[Side] = []
     if not best:
         ranges = items["range"]
-        if ranges and cx.cue("change"):  # "change from 2012 to 2016": the two end years
+        if ranges and cx.cue("change") and "year_range" in ranges[0][0].value:  # "change from 2012 to 2016"
             a, b = ranges[0][0].value["year_range"]
             time_spans.remove(ranges[0][0])
             return [Side(label=str(y), time=TimeSpec(years=[y])) for y in (a, b)]
@@ -513,7 +513,7 @@ def _sides(cx: Ctx, f: Frame, scope_spans: list, time_spans: list, target_preds:
             _time_from_span(ts, v, span.text)
             ts.text = []
             label = str(v["years"][0]) if best_kind == "year" else \
-                "{}-{}".format(*v["year_range"]) if best_kind == "range" else \
+                "{}-{}".format(*v["year_range"]) if best_kind == "range" and "year_range" in v else \
                 v.get("label") or v.get("season") or span.text
             sides.append(Side(label=label.removeprefix("in ").removeprefix("on ").removeprefix("during "), time=ts))
             time_spans.remove(span)

@@ -70,6 +70,8 @@ class TimeParser:
             ("latest", re.compile(rf"\b(?:in |during |for )?(?:the )?({cue('latest')})\b")),
             ("last_n", re.compile(rf"\b(?:in |during |over |for )?(?:the )?(?:{cue('last_n')}) {nums} years?\b")),
             ("year_range", re.compile(rf"\b(?:between|from|for) {YEAR} (?:and|to|through|thru|until) {YEAR}\b|\b{YEAR} (?:to|through|thru) {YEAR}\b")),
+            ("year_onward", re.compile(rf"\b{YEAR} (onwards?|forward|and after|and later|or later|and beyond|and up|and since|"
+                                       rf"and before|and earlier|or earlier|and prior)\b")),
             ("year_since", re.compile(rf"\b(since|after|from|starting in|starting|beginning in|as of|before|prior to|until|till|up to|through|earlier than) {YEAR}\b")),
             ("month_year", re.compile(rf"\b(?:in |during )?({months}) (?:of )?{YEAR}\b")),
             ("year", re.compile(rf"\b(?:in |during |for |of )?{YEAR}\b")),
@@ -163,6 +165,9 @@ class TimeParser:
         if kind == "year_range":
             ys = [int(y) for y in g if y]
             return {"year_range": (min(ys), max(ys)), "connector": m.group(0)}
+        if kind == "year_onward":
+            y, word = int(g[0]), g[1]
+            return {"year_to": y} if word in ("and before", "and earlier", "or earlier", "and prior") else {"year_from": y}
         if kind == "year_since":
             word, y = g[0], int(g[1])
             if word in ("since", "from", "starting in", "starting", "beginning in", "as of"):
