@@ -35,7 +35,8 @@ class AnchorIndex:
     pairs: dict[tuple[str, frozenset], list[tuple[str, str]]] = field(default_factory=dict)
     joiners: set[str] = field(default_factory=set)
 
-    def add(self, entity: str, name: str, abbreviations: dict[str, str], numbers: dict[str, int]) -> None:
+    def add(self, entity: str, name: str, abbreviations: dict[str, str], numbers: dict[str, int],
+            endings: dict[str, str] | None = None) -> None:
         base = normalize(name)
         if not base:
             return
@@ -45,6 +46,9 @@ class AnchorIndex:
         forms.add(expanded)
         # "Neighborhood Nine" is also said "neighborhood 9"
         forms.add(" ".join(str(numbers[t]) if t in numbers else t for t in toks))
+        for end, short in (endings or {}).items():  # "Middleborough" is also written "Middleboro"
+            if toks[-1].endswith(end) and len(toks[-1]) > len(end) + 2:
+                forms.add(" ".join(toks[:-1] + [toks[-1][:-len(end)] + short]))
         for form in forms:
             lst = self.variants.setdefault(form, [])
             if (entity, name) not in lst:
@@ -69,7 +73,8 @@ class AnchorIndex:
             for row in fetch(ent.table, ent.names, ent.name):
                 names = [n for n in row if n]
                 for name in names:
-                    idx.add(ent.name, name, abbreviations if ent.geometry == "line" else {}, numbers)
+                    idx.add(ent.name, name, abbreviations if ent.geometry == "line" else {}, numbers,
+                            lang.get("place_name_endings", {}) if ent.area else None)
                     idx.same.setdefault((ent.name, normalize(name)), set()).update(normalize(n) for n in names)
         for ent in pack.entities.values():
             if not ent.joins:

@@ -121,8 +121,8 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         ents = readings(s, "entity")
         if (after_distance or after_near) and ents:
             near_spans.append(s)
-        elif after_group or (after_which and superlative and not _is_event(pack, ents)):
-            group_spans.append(s)
+        elif (after_group and not _is_event(pack, ents)) or (after_which and superlative and not _is_event(pack, ents)):
+            group_spans.append(s)  # ('towns by crashes per 1000 residents': the records are counted, not grouped by)
         elif ents or readings(s, "field"):
             target_spans.append(s)
     inverse = None if superlative or group_cues or near_spans else _inverse(cx, target_spans, distances)

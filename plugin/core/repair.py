@@ -121,6 +121,8 @@ class Repairer:
                 score -= 3
             if years and t.date_from and int(t.date_from[:4]) < years[0]:
                 score -= 1  # part of the asked period is not covered
+            if years and t.date_to and int(t.date_to[:4]) > years[1]:
+                score -= 1
         town = e.coverage.get("town")
         for pl in f.scope + [pl for s in f.compare for pl in s.scope]:
             if town and pl.entity and self.pack.entities.get(pl.entity) and \
@@ -327,6 +329,10 @@ class Repairer:
     def _resolve_groups(self, ent: Entity, f: Frame, log, r: RepairResult) -> None:
         out: list[Group] = []
         for i, g in enumerate(f.group_by):
+            if g.kind == "support" and (g.key == ent.name or self.pack.entity(g.key).time and ent.time):
+                # records grouped by records ('by crashes'): the counted records themselves, no grouping
+                log("group_dropped", f"group_by[{i}]", g.key, None, f"{ent.plural} are what is counted")
+                continue
             if g.kind == "field":
                 keys = _field_keys(g.key, ent.name)
                 own = [fn for en, fn in keys if en == ent.name and fn in ent.fields]

@@ -61,6 +61,8 @@ class TimeParser:
             ("hour_range", re.compile(rf"\b(?:between|from) {hr} ?(am|pm)? (?:and|to) {hr} ?(am|pm)?(?: in the (morning|afternoon|evening))?\b")),
             ("date_range", re.compile(rf"\b(?:between|from) ({months}) (\d{{1,2}}) (?:{YEAR} )?(?:and|to|through|until) (?:({months}) )?(\d{{1,2}}) ?{YEAR}?\b")),
             ("date_since", re.compile(rf"\b(since|after|from|starting|before|prior to|until|through) ({months}) (\d{{1,2}})(?: {YEAR})?\b")),
+            ("month_range", re.compile(rf"\b(?:from|between) ({months}) (?:to|and|through|thru|until|till) ({months})\b(?! \d)")),
+            ("month_since", re.compile(rf"\b(since|after|starting in|starting|before|prior to|until|till) ({months})\b(?! \d)")),
             ("date", re.compile(rf"\b(?:on )?({months}) (\d{{1,2}})(?: {YEAR})?\b")),
             ("dom", re.compile(rf"\b(?:on )?(?:the )?(\d{{1,2}}) of ({months})(?: {YEAR})?\b")),
             ("period", re.compile(rf"\b(?:in |during )?(?:the )?({periods})(?: of {YEAR})?\b")),
@@ -165,6 +167,15 @@ class TimeParser:
         if kind == "year_range":
             ys = [int(y) for y in g if y]
             return {"year_range": (min(ys), max(ys)), "connector": m.group(0)}
+        if kind == "month_range":
+            a, b = self.lang["months"][g[0]], self.lang["months"][g[1]]
+            return {"months": list(range(a, b + 1)) if a <= b else list(range(a, 13)) + list(range(1, b + 1))}
+        if kind == "month_since":
+            # 'since october': the rest of the latest year; 'before march': its first months
+            word, m = g[0], self.lang["months"][g[1]]
+            months = list(range(m + (word == "after"), 13)) if word in ("since", "after", "starting in", "starting") \
+                else list(range(1, m))
+            return {"months": months, "latest_year": True} if months else None
         if kind == "year_onward":
             y, word = int(g[0]), g[1]
             return {"year_to": y} if word in ("and before", "and earlier", "or earlier", "and prior") else {"year_from": y}
