@@ -1,84 +1,12 @@
 """Rules interpreter: choose a consistent reading of the annotated question and assemble a semantic frame."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .annotate import Annotation
 from .numbers import band
 from .frame import Frame, Group, Measure, Near, Place, Predicate, Rank, Side, TimeSpec
 from .pack import Pack
+from .spans import FILLER, Ctx, has, kinds, readings, time_from_span
 from .timeparse import Span
-
-FILLER = {"the", "a", "an", "any", "all", "of", "to", "each", "every", "public", "private", "nearby", "from",
-          "dangerous", "risky", "safe", "common", "frequent", "many"}
-
-
-def readings(span: Span, kind: str) -> list:
-    return [v for k, v in span.items if k == kind] if span.items else ([span.value] if span.kind == kind else [])
-
-
-def kinds(spans: list[Span]) -> set[tuple[str, str]]:
-    """(kind, value) readings of spans, for the string-valued ones (cues, entities)."""
-    return {(k, v) for p in spans for k, v in (p.items or [(p.kind, p.value)]) if isinstance(v, str)}
-
-
-def has(span: Span, kind: str, value=None) -> bool:
-    return any(k == kind and (value is None or v == value) for k, v in (span.items or [(span.kind, span.value)]))
-
-
-@dataclass
-class Ctx:
-    ann: Annotation
-    pack: Pack
-
-    def cue(self, name: str) -> list[Span]:
-        return [s for s in self.ann.spans if has(s, "cue", name)]
-
-    def before(self, span: Span, window: int = 3) -> list[Span]:
-        """Spans ending at most `window` filler tokens before `span` (modifiers such as 'public' or a place pass)."""
-        mods = {i for s in self.ann.spans if s.kind in ("concept", "label", "anchor") for i in range(s.start, s.end)}
-        out = []
-        for s in self.ann.spans:
-            if s.end <= span.start:
-                gap = range(s.end, span.start)
-                plain = [i for i in gap if i not in mods]
-                if len(plain) <= window and all(self.ann.tokens[i] in FILLER or self.ann.tokens[i] in
-                                                ("within", "of", "near", "around") for i in plain):
-                    out.append(s)
-        return out
-
-    def just_before(self, span: Span) -> Span | None:
-        cands = [s for s in self.before(span, 2)]
-        return cands[-1] if cands else None
-
-
-def _time_from_span(ts: TimeSpec, v: dict, text: str) -> None:
-    ts.text.append(text)
-    if "years" in v:
-        ts.years += [y for y in v["years"] if y not in ts.years]
-    if "months" in v:
-        ts.months += [m for m in v["months"] if m not in ts.months]
-    if "isodow" in v:
-        ts.isodow += [d for d in v["isodow"] if d not in ts.isodow]
-    if "hours" in v:
-        ts.hours += [h for h in v["hours"] if h not in ts.hours]
-    if "days_of_month" in v:
-        ts.days_of_month += [d for d in v["days_of_month"] if d not in ts.days_of_month]
-    if "date_from" in v:
-        ts.date_from = v["date_from"]
-    if "date_to" in v:
-        ts.date_to = v["date_to"]
-    if "year_range" in v:
-        a, b = v["year_range"]
-        ts.date_from, ts.date_to = f"{a}-01-01", f"{b}-12-31"
-    if "year_from" in v:
-        ts.date_from = f"{v['year_from']}-01-01"
-    if "year_to" in v:
-        ts.date_to = f"{v['year_to']}-12-31"
-    if v.get("last_n_years"):
-        ts.last_n_years = v["last_n_years"]
-    if v.get("latest_year"):
-        ts.latest_year = True
 
 
 def _side_label(span: Span) -> str:
@@ -230,12 +158,12 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         # the listed features have no time: "since 2015" dates the records that qualify them
         tv = TimeSpec()
         for s in time_spans:
-            _time_from_span(tv, s.value, s.text)
+            time_from_span(tv, s.value, s.text)
         support_preds.append(Predicate(op="time", values=[{k: v for k, v in tv.__dict__.items() if v and k != "text"}],
                                        text=" ".join(tv.text)))
         time_spans = []
     for s in time_spans:
-        _time_from_span(f.time, s.value, s.text)
+        time_from_span(f.time, s.value, s.text)
     f.scope = [Place(text=a.text, entity=a.value["entity"], name=a.value["name"], score=a.value["score"],
                      candidates=a.value["others"]) for a in scope_spans]
     if near_spans or anchor_near:
@@ -298,7 +226,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         if not f.share_of and late_time:
             tv = TimeSpec()
             for s in late_time:
-                _time_from_span(tv, s.value, s.text)
+                time_from_span(tv, s.value, s.text)
                 f.time.text.remove(s.text)
             for k in ("years", "months", "isodow", "hours", "days_of_month"):
                 setattr(f.time, k, [x for x in getattr(f.time, k) if x not in getattr(tv, k)])
@@ -510,7 +438,7 @@ def _sides(cx: Ctx, f: Frame, scope_spans: list, time_spans: list, target_preds:
             target_preds.remove((span, payload))
         else:
             ts = TimeSpec()
-            _time_from_span(ts, v, span.text)
+            time_from_span(ts, v, span.text)
             ts.text = []
             label = str(v["years"][0]) if best_kind == "year" else \
                 "{}-{}".format(*v["year_range"]) if best_kind == "range" and "year_range" in v else \

@@ -1,0 +1,80 @@
+"""Reading annotated spans: what each span can be (readings), the cues around it, and time spans into a TimeSpec."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .annotate import Annotation
+from .frame import TimeSpec
+from .pack import Pack
+from .timeparse import Span
+
+FILLER = {"the", "a", "an", "any", "all", "of", "to", "each", "every", "public", "private", "nearby", "from",
+          "dangerous", "risky", "safe", "common", "frequent", "many"}
+
+
+def readings(span: Span, kind: str) -> list:
+    return [v for k, v in span.items if k == kind] if span.items else ([span.value] if span.kind == kind else [])
+
+
+def kinds(spans: list[Span]) -> set[tuple[str, str]]:
+    """(kind, value) readings of spans, for the string-valued ones (cues, entities)."""
+    return {(k, v) for p in spans for k, v in (p.items or [(p.kind, p.value)]) if isinstance(v, str)}
+
+
+def has(span: Span, kind: str, value=None) -> bool:
+    return any(k == kind and (value is None or v == value) for k, v in (span.items or [(span.kind, span.value)]))
+
+
+@dataclass
+class Ctx:
+    ann: Annotation
+    pack: Pack
+
+    def cue(self, name: str) -> list[Span]:
+        return [s for s in self.ann.spans if has(s, "cue", name)]
+
+    def before(self, span: Span, window: int = 3) -> list[Span]:
+        """Spans ending at most `window` filler tokens before `span` (modifiers such as 'public' or a place pass)."""
+        mods = {i for s in self.ann.spans if s.kind in ("concept", "label", "anchor") for i in range(s.start, s.end)}
+        out = []
+        for s in self.ann.spans:
+            if s.end <= span.start:
+                gap = range(s.end, span.start)
+                plain = [i for i in gap if i not in mods]
+                if len(plain) <= window and all(self.ann.tokens[i] in FILLER or self.ann.tokens[i] in
+                                                ("within", "of", "near", "around") for i in plain):
+                    out.append(s)
+        return out
+
+    def just_before(self, span: Span) -> Span | None:
+        cands = [s for s in self.before(span, 2)]
+        return cands[-1] if cands else None
+
+
+def time_from_span(ts: TimeSpec, v: dict, text: str) -> None:
+    ts.text.append(text)
+    if "years" in v:
+        ts.years += [y for y in v["years"] if y not in ts.years]
+    if "months" in v:
+        ts.months += [m for m in v["months"] if m not in ts.months]
+    if "isodow" in v:
+        ts.isodow += [d for d in v["isodow"] if d not in ts.isodow]
+    if "hours" in v:
+        ts.hours += [h for h in v["hours"] if h not in ts.hours]
+    if "days_of_month" in v:
+        ts.days_of_month += [d for d in v["days_of_month"] if d not in ts.days_of_month]
+    if "date_from" in v:
+        ts.date_from = v["date_from"]
+    if "date_to" in v:
+        ts.date_to = v["date_to"]
+    if "year_range" in v:
+        a, b = v["year_range"]
+        ts.date_from, ts.date_to = f"{a}-01-01", f"{b}-12-31"
+    if "year_from" in v:
+        ts.date_from = f"{v['year_from']}-01-01"
+    if "year_to" in v:
+        ts.date_to = f"{v['year_to']}-12-31"
+    if v.get("last_n_years"):
+        ts.last_n_years = v["last_n_years"]
+    if v.get("latest_year"):
+        ts.latest_year = True
