@@ -297,3 +297,14 @@ def test_numeric_thresholds_on_banded_fields(pipeline, admin):
     assert b.frame["filters"][0]["values"] == [">84"] and any("75-84" in n for n in b.notes)
     c = pipeline.ask("towns with more than 100 crashes")
     assert c.status == "clarify" and "more than 100" in c.answer
+
+
+def test_names_linked_to_a_place_field_value_take_that_field(pipeline, admin):
+    """'hampden and berkshire counties', 'essex county compared to norfolk': every linked name is a county when
+    the county field holds it; years compared stay numbers."""
+    a = pipeline.ask("crashes in essex county compared to norfolk")
+    want = {r[0]: r[1] for r in rows(admin, "SELECT cnty_name, count(*) FROM ma.massdot_crash "
+                                            "WHERE cnty_name IN ('ESSEX', 'NORFOLK') GROUP BY 1")}
+    assert [r[-1] for r in a.rows] == [want["ESSEX"], want["NORFOLK"]]
+    b = pipeline.ask("compare ped crashes in 2010 with 2017 in cambridge")
+    assert [r[1] for r in b.rows] == [2010, 2017]

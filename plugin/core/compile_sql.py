@@ -332,7 +332,9 @@ class Compiler:
                 measures = self.measure(f, ent, "t")
                 if f.measure.kind == "rate":
                     measures = self._side_rate(f, side) + measures
-                sel = exp.select(_lit(i + 1).as_("side_order"), _lit(side.label).as_("side"), *measures)
+                # years compared ('2010 vs 2017') stay numbers, as a year column would hold them
+                label = int(side.label) if all(sd.label.isdigit() for sd in f.compare) else side.label
+                sel = exp.select(_lit(i + 1).as_("side_order"), _lit(label).as_("side"), *measures)
                 sel = sel.from_(_cte_ref(last, "t"))
                 if sc:
                     sel = sel.where(exp.and_(*sc))

@@ -283,6 +283,21 @@ def _place_values(ann: Annotation, pack: Pack) -> list[tuple[Span, Span, Span]]:
                              f"{a.text} {nxt.text}", [("label", (ename, fname, norm_label(a.value["name"])))])
                 out.append((a, nxt, label))
                 break
+    # 'essex county compared to norfolk', 'hampden and berkshire counties': a name linked by 'and'/'vs' to a value
+    # of a place field is a value of that field too, when the field has it
+    done = {id(a) for a, _, _ in out}
+    values = [lab for _, _, lab in out] + [s for s in ann.spans if s.kind == "label"]
+    for a in (s for s in ann.spans if s.kind == "anchor" and id(s) not in done):
+        for v in values:
+            gap = range(a.end, v.start) if a.end <= v.start else range(v.end, a.start)
+            if len(gap) > 3 or not all(ann.tokens[i] in LINK_WORDS for i in gap) or not len(gap):
+                continue
+            hit = next(((e, fl) for e, fl, _ in readings(v, "label") if pack.entities[e].fields[fl].place and any(
+                norm_label(c) == norm_label(a.value["name"]) for c in pack.entities[e].fields[fl].codes)), None)
+            if hit:
+                item = (hit[0], hit[1], norm_label(a.value["name"]))
+                out.append((a, a, Span(a.start, a.end, "label", item, a.text, [("label", item)])))
+                break
     return out
 
 
