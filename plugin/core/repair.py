@@ -410,8 +410,13 @@ class Repairer:
                 g = Group("field", pf["field"]) if pf else Group("area", pop)
                 f.group_by.append(g)
                 log("group_added", "group_by", None, asdict(g), "a rate for several towns is given per town")
-            if not any(g.kind in ("field", "area") and (g.key == pop or ent.places.get(pop, {}).get("field") == g.key)
-                       for g in f.group_by) and not any(pl.entity == pop for pl in f.scope) and \
+            only = ent.coverage.get("town")
+            if only and not f.group_by and not towns and not any(pl.entity == pop for s in f.compare for pl in s.scope):
+                # records of one town only (a city's own police reports): the rate is that town's
+                f.scope.append(Place(text=only, entity=pop, name=only, score=100.0))
+                log("scope_added", "scope", None, only, f"every {ent.label} record is in {only.title()}")
+            elif not any(g.kind in ("field", "area") and (g.key == pop or ent.places.get(pop, {}).get("field") == g.key)
+                         for g in f.group_by) and not any(pl.entity == pop for pl in f.scope) and \
                     not any(pl.entity == pop for s in f.compare for pl in s.scope):
                 pf = ent.places.get(pop)
                 g = Group("field", pf["field"]) if pf else Group("area", pop)
