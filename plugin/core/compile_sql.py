@@ -7,7 +7,7 @@ from sqlglot import exp
 
 from .errors import CompileError
 from .frame import Frame, Group, Place, Predicate, TimeSpec
-from .pack import Entity, Pack
+from .pack import Entity, Pack, norm_label
 from .plan import Plan
 from .text import language
 
@@ -253,6 +253,8 @@ class Compiler:
         if f.scope:
             by_kind: dict[str, list[Place]] = {}
             for pl in f.scope:
+                if ent.coverage.get("town") and norm_label(pl.name or "") == norm_label(ent.coverage["town"]):
+                    continue  # every record is in that town: testing it would only drop those without a location
                 by_kind.setdefault(pl.entity or "", []).append(pl)
             sc = []
             for kind, places in by_kind.items():
