@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -82,13 +83,11 @@ class AnchorIndex:
             part_ent, sep = ent.joins["entity"], normalize(ent.joins.get("separator", "&"))
             for name in {nm for v in idx.variants.values() for e, nm in v if e == ent.name}:
                 parts = [p.strip() for p in normalize(name).split(f" {sep} ")]
-                for i, a in enumerate(parts):
-                    for b in parts[i + 1:]:
-                        for x in idx.same.get((part_ent, a), {a}):
-                            for y in idx.same.get((part_ent, b), {b}):
-                                lst = idx.pairs.setdefault((part_ent, frozenset((x, y))), [])
-                                if (ent.name, name) not in lst:
-                                    lst.append((ent.name, name))
+                for a, b in itertools.combinations(parts, 2):
+                    for x, y in itertools.product(idx.synonyms(part_ent, a), idx.synonyms(part_ent, b)):
+                        lst = idx.pairs.setdefault((part_ent, frozenset((x, y))), [])
+                        if (ent.name, name) not in lst:
+                            lst.append((ent.name, name))
         return idx
 
     def join(self, found: list["AnchorMatch"], toks: list[str]) -> list["AnchorMatch"]:
