@@ -308,3 +308,16 @@ def test_names_linked_to_a_place_field_value_take_that_field(pipeline, admin):
     assert [r[-1] for r in a.rows] == [want["ESSEX"], want["NORFOLK"]]
     b = pipeline.ask("compare ped crashes in 2010 with 2017 in cambridge")
     assert [r[1] for r in b.rows] == [2010, 2017]
+
+
+def test_records_in_areas_meeting_a_numeric_condition(pipeline, admin):
+    """'in towns with more than 50000 residents': the condition is on the towns (a pack field of the area), the
+    records are those in the towns that meet it, by the records' own town field."""
+    a = pipeline.ask("how many crashes in towns with more than 50000 residents")
+    want = scalar(admin, "SELECT count(*) FROM ma.massdot_crash c WHERE c.city_town_name IN "
+                         "(SELECT town FROM ma.town WHERE pop2010 > 50000)")
+    assert a.status == "answered" and a.rows[0][0] == want and 0 < want < 10000
+    b = pipeline.ask("crashes per 1000 residents for cities over 100k population")
+    assert b.status == "answered" and {r[0] for r in b.rows} == {r[0] for r in rows(
+        admin, "SELECT DISTINCT c.city_town_name FROM ma.massdot_crash c JOIN ma.town t ON t.town = c.city_town_name "
+               "WHERE t.pop2010 > 100000")}

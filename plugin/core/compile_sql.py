@@ -103,6 +103,8 @@ class Compiler:
             return self.time_cond(ent, TimeSpec(**p.values[0]), t) or exp.true()
         if p.op == "place":
             return self.place_cond(ent, Place(entity=p.values[0]["entity"], name=p.values[0]["name"]), t)
+        if p.op == "area_attr":
+            return self.area_condition(ent, p.values[0], t)
         if p.op == "near":
             # the records near the support, found once from the support's side (near_ids): a hashed IN per row
             # instead of a spatial probe per row
@@ -169,6 +171,20 @@ class Compiler:
         sub = (exp.select(_lit(1)).from_(_table(self.pack, area, "a"))
                .where(exp.and_(self.area_name(area, [pl.name]), exp.func("ST_Intersects", _col("geom", "a"), _col("geom", t)))))
         return exp.Exists(this=sub)
+
+    def area_condition(self, ent: Entity, v: dict, t: str) -> exp.Expression:
+        """Records in the areas (towns...) whose attribute meets a numeric condition: by the records' own place
+        field when they have one, else inside the areas' polygons."""
+        area = self.pack.entity(v["entity"])
+        op = {"gt": exp.GT, "gte": exp.GTE, "lt": exp.LT, "lte": exp.LTE}[v["op"]]
+        cond = op(this=_col(v["field"], "a"), expression=_lit(v["n"]))
+        pf = ent.places.get(area.name)
+        if pf:
+            names = exp.select(_col(area.names[0] if area.names else area.display, "a")).from_(
+                _table(self.pack, area, "a")).where(cond)
+            return _col(pf["field"], t).isin(query=names)
+        return exp.Exists(this=exp.select(_lit(1)).from_(_table(self.pack, area, "a")).where(
+            exp.and_(cond, exp.func("ST_Intersects", _col("geom", "a"), _col("geom", t)))))
 
     @staticmethod
     def area_name(area: Entity, names: list[str]) -> exp.Expression:

@@ -21,7 +21,7 @@ def _lab(v) -> str:
 def describe(pack: Pack, f: Frame, one: bool = False) -> str:
     """'pedestrian crashes within 150 m of schools in 2015' from the frame (`one`: a single record)."""
     ent = pack.entity(f.target)
-    words = [p.text for p in f.filters if p.text]
+    words = [p.text for p in f.filters if p.text and p.op != "area_attr"]
     parts = [(" ".join(words) + " " if words else "") + (ent.label if one else ent.plural)]
     if f.near:
         sup = pack.entity(f.near.entity)
@@ -36,6 +36,7 @@ def describe(pack: Pack, f: Frame, one: bool = False) -> str:
     names = [pl.name.title() if pl.name.isupper() else pl.name for pl in f.scope]
     if names:
         parts.append("in " + " or ".join(names))
+    parts += [p.text for p in f.filters if p.text and p.op == "area_attr"]
     if f.time.text:
         parts.append(" ".join(f.time.text))
     elif f.time.years:

@@ -102,14 +102,16 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     used_fields: list[Span] = []
     for s in (s for s in spans if s.kind == "numcmp"):
         # '75 or older' after 'the oldest driver (was)': a condition on the field named just before
-        fields = [f for f in entity_spans if readings(f, "field") and f.end <= s.start and s.start - f.end <= 3
-                  and _measurable(pack, *readings(f, "field")[0])]
-        counted = any(e.start == s.end and readings(e, "entity") for e in spans)  # 'more than 100 crashes'
+        after = [f for f in spans if f.start == s.end and readings(f, "field") and _measurable(pack, *readings(f, "field")[0])]
+        fields = after or [f for f in entity_spans if readings(f, "field") and f.end <= s.start and s.start - f.end <= 3
+                           and _measurable(pack, *readings(f, "field")[0])]
+        counted = not after and any(e.start == s.end and readings(e, "entity") for e in spans)  # 'over 100 crashes'
         if fields and not counted:
             used_fields.append(fields[-1])
-            ent, fname = readings(fields[-1], "field")[0]
+            ent, fname = next((r for r in readings(fields[-1], "field") if _measurable(pack, *r)))
+            said = f"{s.text} {fields[-1].text}" if after else f"{fields[-1].text} {s.text}"
             target_preds.append((s, Predicate(field=fname, op=s.value["op"], values=[s.value["n"]], entity=ent,
-                                              text=f"{fields[-1].text} {s.text}")))
+                                              text=said)))
         else:
             ann.unknown.append(s.text)  # a number compared with nothing MapAsk knows: said, not ignored
     target_preds.sort(key=lambda sp: sp[0].start)

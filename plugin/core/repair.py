@@ -152,7 +152,7 @@ class Repairer:
         return out
 
     def _resolve_pred(self, ent: Entity, q: Predicate, path: str, log, r: RepairResult) -> Predicate | None:
-        if q.op in ("time", "near", "place"):
+        if q.op in ("time", "near", "place", "area_attr"):
             return q
         if q.concept:
             c = self.pack.concepts.get(q.concept)
@@ -171,6 +171,13 @@ class Repairer:
                 built[0].concept = q.concept
                 return built[0]
             return Predicate(op="any", any_of=built, concept=q.concept, text=q.text, entity=ent.name)
+        area = self.pack.entities.get(q.entity or "")
+        if q.op in ("gt", "gte", "lt", "lte") and area is not None and area.area and q.entity != ent.name:
+            # 'in towns over 20k people': records in the areas whose attribute meets the condition
+            log("area_condition", path, f"{q.entity}.{q.field}", q.text, f"records in the {area.plural} that meet it")
+            return Predicate(op="area_attr", values=[{"entity": q.entity, "field": q.field, "op": q.op,
+                                                      "n": q.values[0]}], text=f"in {area.plural} with {q.text}",
+                             entity=ent.name)
         if q.entity and q.entity != ent.name:
             src = self.pack.entities.get(q.entity)
             label = src.fields[q.field].label if src and q.field in src.fields else None
