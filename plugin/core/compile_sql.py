@@ -9,6 +9,7 @@ from .errors import CompileError
 from .frame import Frame, Group, Place, Predicate, TimeSpec
 from .pack import Entity, Pack, norm_label
 from .plan import Plan
+from .sql_parts import area_condition, area_name, col, cte_ref, from_each, lit, pick, table_ref
 from .text import language
 
 
@@ -19,32 +20,6 @@ class Compiled:
     columns_hint: list[str] = field(default_factory=list)
     geometry: bool = False
     order_matters: bool = False
-
-
-def _col(name: str, table: str | None = None) -> exp.Column:
-    return exp.column(name, table=table, quoted=True)
-
-
-def _lit(v) -> exp.Expression:
-    return exp.convert(v)
-
-
-def _table(pack: Pack, ent: Entity, alias: str) -> exp.Expression:
-    return exp.table_(ent.table, db=pack.schema, quoted=True).as_(alias)
-
-
-def _cte_ref(name: str, alias: str | None = None) -> exp.Expression:
-    t = exp.to_table(name)
-    return t.as_(alias) if alias else t
-
-
-def _pick(values: list, index: exp.Expression) -> exp.Expression:
-    """values[index] (1-based) as CASE index WHEN 1 THEN ...: the subject is evaluated once per row."""
-    case = exp.Case(this=index)
-    for i, v in enumerate(values, start=1):
-        if v is not None:
-            case = case.when(_lit(i), _lit(v))
-    return case
 
 
 class Compiler:
@@ -60,40 +35,27 @@ class Compiler:
         a, b = self.sizes.get(small.table), self.sizes.get(big.table)
         return a is None or b is None or a <= b
 
-    def from_each(self, key: str, drive: exp.Expression, relation: exp.Expression, last: str,
-                  where: exp.Expression | None = None) -> exp.Select:
-        """Rows of `last` (alias l) related to at least one row of `drive`, each once, found from the drive side.
-        Postgres cannot turn an EXISTS semi-join on a spatial predicate around, so with a few anchors and millions
-        of records it would probe the anchors once per record; the LATERAL subquery fenced with OFFSET 0 makes
-        every anchor probe the records' spatial index instead."""
-        inner = exp.select(exp.Star()).from_(_cte_ref(last, "l")).where(relation).offset(0)
-        lat = exp.Lateral(this=inner.subquery(), alias=exp.TableAlias(this=exp.to_identifier("n")))
-        sel = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("n")))
-               .from_(drive).join(lat, join_type="cross"))
-        sel.set("distinct", exp.Distinct(on=exp.Tuple(expressions=[_col(key, "n")])))
-        return sel.where(where) if where is not None else sel
-
     # ---- expressions over one entity's row alias
     def time_part(self, ent: Entity, part: str, t: str, cast: bool = True) -> exp.Expression:
         """A date part of a record; `cast=False` in conditions, where the plain EXTRACT is what an expression
         index on that part serves (and compares with integers just the same)."""
         tm = ent.time
         if part == "year" and tm.get("year"):
-            return _col(tm["year"], t)
+            return col(tm["year"], t)
         src = tm.get("timestamp") or (tm.get("time") if part == "hour" else tm.get("date"))
         if not src:
             raise CompileError(f"{ent.label} records have no {part}")
         unit = {"year": "YEAR", "quarter": "QUARTER", "month": "MONTH", "dow": "ISODOW", "hour": "HOUR",
                 "day": "DAY"}[part]
-        e = exp.Extract(this=exp.Var(this=unit), expression=_col(src, t))
+        e = exp.Extract(this=exp.Var(this=unit), expression=col(src, t))
         return exp.cast(e, "int") if cast else e
 
     def date_expr(self, ent: Entity, t: str) -> exp.Expression | None:
         tm = ent.time
         if tm.get("date"):
-            return _col(tm["date"], t)
+            return col(tm["date"], t)
         if tm.get("timestamp"):
-            return exp.cast(_col(tm["timestamp"], t), "date")
+            return exp.cast(col(tm["timestamp"], t), "date")
         return None
 
     def predicate(self, p: Predicate, t: str, ent: Entity) -> exp.Expression:
@@ -104,30 +66,30 @@ class Compiler:
         if p.op == "place":
             return self.place_cond(ent, Place(entity=p.values[0]["entity"], name=p.values[0]["name"]), t)
         if p.op == "area_attr":
-            return self.area_condition(ent, p.values[0], t)
+            return area_condition(self.pack, ent, p.values[0], t)
         if p.op == "near":
             # the records near the support, found once from the support's side (near_ids): a hashed IN per row
             # instead of a spatial probe per row
-            return _col(ent.key, t).isin(query=exp.select(exp.column(ent.key)).from_("near_ids"))
+            return col(ent.key, t).isin(query=exp.select(exp.column(ent.key)).from_("near_ids"))
         if p.field not in ent.fields:
             raise CompileError(f"{ent.label} has no field {p.field}")
-        c = _col(p.field, t)
+        c = col(p.field, t)
         if p.op == "in":
-            return c.isin(*[_lit(v) for v in p.values])
+            return c.isin(*[lit(v) for v in p.values])
         if p.op == "not_in":
-            return exp.not_(c.isin(*[_lit(v) for v in p.values]))
+            return exp.not_(c.isin(*[lit(v) for v in p.values]))
         if p.op == "eq":
-            return exp.EQ(this=c, expression=_lit(p.values[0]))
+            return exp.EQ(this=c, expression=lit(p.values[0]))
         if p.op == "between":
-            return exp.Between(this=c, low=_lit(p.values[0]), high=_lit(p.values[1]))
+            return exp.Between(this=c, low=lit(p.values[0]), high=lit(p.values[1]))
         if p.op == "gte":
-            return exp.GTE(this=c, expression=_lit(p.values[0]))
+            return exp.GTE(this=c, expression=lit(p.values[0]))
         if p.op == "lte":
-            return exp.LTE(this=c, expression=_lit(p.values[0]))
+            return exp.LTE(this=c, expression=lit(p.values[0]))
         if p.op == "gt":
-            return exp.GT(this=c, expression=_lit(p.values[0]))
+            return exp.GT(this=c, expression=lit(p.values[0]))
         if p.op == "lt":
-            return exp.LT(this=c, expression=_lit(p.values[0]))
+            return exp.LT(this=c, expression=lit(p.values[0]))
         raise CompileError(f"unknown operator {p.op}")
 
     def time_cond(self, ent: Entity, ts: TimeSpec, t: str) -> exp.Expression | None:
@@ -136,29 +98,29 @@ class Compiler:
         if ts.date_from or ts.date_to:
             if d is not None:
                 if ts.date_from:
-                    conds.append(exp.GTE(this=d, expression=exp.cast(_lit(ts.date_from), "date")))
+                    conds.append(exp.GTE(this=d, expression=exp.cast(lit(ts.date_from), "date")))
                 if ts.date_to:
-                    conds.append(exp.LTE(this=d.copy(), expression=exp.cast(_lit(ts.date_to), "date")))
+                    conds.append(exp.LTE(this=d.copy(), expression=exp.cast(lit(ts.date_to), "date")))
             else:
                 y = self.time_part(ent, "year", t, cast=False)
                 if ts.date_from:
-                    conds.append(exp.GTE(this=y, expression=_lit(int(ts.date_from[:4]))))
+                    conds.append(exp.GTE(this=y, expression=lit(int(ts.date_from[:4]))))
                 if ts.date_to:
-                    conds.append(exp.LTE(this=y.copy(), expression=_lit(int(ts.date_to[:4]))))
+                    conds.append(exp.LTE(this=y.copy(), expression=lit(int(ts.date_to[:4]))))
         if ts.years:
-            conds.append(self.time_part(ent, "year", t, cast=False).isin(*[_lit(int(y)) for y in ts.years]))
+            conds.append(self.time_part(ent, "year", t, cast=False).isin(*[lit(int(y)) for y in ts.years]))
         if ts.months:
-            conds.append(self.time_part(ent, "month", t, cast=False).isin(*[_lit(int(m)) for m in ts.months]))
+            conds.append(self.time_part(ent, "month", t, cast=False).isin(*[lit(int(m)) for m in ts.months]))
         if ts.isodow:
             if ent.time.get("dow_label"):
                 names = [self.lang["day_names"][int(x)] for x in ts.isodow]
-                conds.append(_col(ent.time["dow_label"], t).isin(*[_lit(n) for n in names]))
+                conds.append(col(ent.time["dow_label"], t).isin(*[lit(n) for n in names]))
             else:
-                conds.append(self.time_part(ent, "dow", t, cast=False).isin(*[_lit(int(x)) for x in ts.isodow]))
+                conds.append(self.time_part(ent, "dow", t, cast=False).isin(*[lit(int(x)) for x in ts.isodow]))
         if ts.hours:
-            conds.append(self.time_part(ent, "hour", t, cast=False).isin(*[_lit(int(h)) for h in ts.hours]))
+            conds.append(self.time_part(ent, "hour", t, cast=False).isin(*[lit(int(h)) for h in ts.hours]))
         if ts.days_of_month:
-            conds.append(self.time_part(ent, "day", t, cast=False).isin(*[_lit(int(d)) for d in ts.days_of_month]))
+            conds.append(self.time_part(ent, "day", t, cast=False).isin(*[lit(int(d)) for d in ts.days_of_month]))
         return exp.and_(*conds) if conds else None
 
     def place_cond(self, ent: Entity, pl: Place, t: str) -> exp.Expression:
@@ -167,67 +129,49 @@ class Compiler:
         pf = ent.places.get(pl.entity) if pl.entity else None
         if pf:
             val = pl.name.upper() if pf.get("case") == "upper" else pl.name.title() if pf.get("case") == "title" else pl.name
-            return exp.EQ(this=_col(pf["field"], t), expression=_lit(val))
-        sub = (exp.select(_lit(1)).from_(_table(self.pack, area, "a"))
-               .where(exp.and_(self.area_name(area, [pl.name]), exp.func("ST_Intersects", _col("geom", "a"), _col("geom", t)))))
+            return exp.EQ(this=col(pf["field"], t), expression=lit(val))
+        sub = (exp.select(lit(1)).from_(table_ref(self.pack, area, "a"))
+               .where(exp.and_(area_name(area, [pl.name]), exp.func("ST_Intersects", col("geom", "a"), col("geom", t)))))
         return exp.Exists(this=sub)
-
-    def area_condition(self, ent: Entity, v: dict, t: str) -> exp.Expression:
-        """Records in the areas (towns...) whose attribute meets a numeric condition: by the records' own place
-        field when they have one, else inside the areas' polygons."""
-        area = self.pack.entity(v["entity"])
-        op = {"gt": exp.GT, "gte": exp.GTE, "lt": exp.LT, "lte": exp.LTE}[v["op"]]
-        cond = op(this=_col(v["field"], "a"), expression=_lit(v["n"]))
-        pf = ent.places.get(area.name)
-        if pf:
-            names = exp.select(_col(area.names[0] if area.names else area.display, "a")).from_(
-                _table(self.pack, area, "a")).where(cond)
-            return _col(pf["field"], t).isin(query=names)
-        return exp.Exists(this=exp.select(_lit(1)).from_(_table(self.pack, area, "a")).where(
-            exp.and_(cond, exp.func("ST_Intersects", _col("geom", "a"), _col("geom", t)))))
-
-    @staticmethod
-    def area_name(area: Entity, names: list[str]) -> exp.Expression:
-        return _col(area.names[0] if area.names else area.display, "a").isin(*[_lit(n) for n in names])
 
     def group_expr(self, ent: Entity, g: Group, t: str) -> tuple[exp.Expression, exp.Expression | None, str]:
         """(value, sort key or None, column name) of one grouping over rows aliased t. With a sort key, the rows
         are grouped by the key alone and the value is a function of it: a per-row part is computed once."""
         if g.kind == "field":
-            return _col(g.key, t), None, g.key
+            return col(g.key, t), None, g.key
         if g.kind == "time":
             if g.key == "dow":
                 names = [name for _, name in sorted(self.lang["day_names"].items(), key=lambda kv: int(kv[0]))]
                 if ent.time.get("dow_label"):
-                    lab = _col(ent.time["dow_label"], t)
-                    return lab, exp.Case(this=lab.copy(), ifs=[exp.If(this=_lit(n), true=_lit(i))
+                    lab = col(ent.time["dow_label"], t)
+                    return lab, exp.Case(this=lab.copy(), ifs=[exp.If(this=lit(n), true=lit(i))
                                                                for i, n in enumerate(names, start=1)]), "day_of_week"
                 num = self.time_part(ent, "dow", t)
-                return _pick(names, num), num, "day_of_week"
+                return pick(names, num), num, "day_of_week"
             if g.key == "season":
                 seasons = [(k, v) for k, v in self.pack.convention("seasons").items() if isinstance(v, list)]
                 by_month = [next((i + 1 for i, (_, months) in enumerate(seasons) if m in months), None)
                             for m in range(1, 13)]
-                idx = _pick(by_month, self.time_part(ent, "month", t))
-                return _pick([k for k, _ in seasons], idx), idx, "season"
+                idx = pick(by_month, self.time_part(ent, "month", t))
+                return pick([k for k, _ in seasons], idx), idx, "season"
             return self.time_part(ent, g.key, t), None, g.key
         raise CompileError(f"grouping {g.kind} is built by its own node")
 
     def measure(self, f: Frame, ent: Entity, t: str, outer: bool = False) -> list[exp.Expression]:
         """Measure columns; `outer` when rows come from an outer join (a NULL row is no record)."""
         m = "epdo" if f.measure.kind == "rate" and f.measure.field == "epdo" else f.measure.kind
-        star = (lambda: exp.Count(this=_col(ent.key, t))) if outer else (lambda: exp.Count(this=exp.Star()))
+        star = (lambda: exp.Count(this=col(ent.key, t))) if outer else (lambda: exp.Count(this=exp.Star()))
         if m == "epdo":
             conv = self.pack.convention("epdo")
             case = exp.Case()
             if outer:
-                case = case.when(exp.Is(this=_col(ent.key, t), expression=exp.null()), _lit(0))
+                case = case.when(exp.Is(this=col(ent.key, t), expression=exp.null()), lit(0))
             by_weight: dict = {}  # one test per weight: the CASE runs for every record
             for label, w in conv["weights"].items():
                 by_weight.setdefault(w, []).extend(self.pack.labels_for(ent, ent.severity_field, [label]) or [label])
             for w, labels in by_weight.items():
-                case = case.when(_col(ent.severity_field, t).isin(*[_lit(x) for x in labels]), _lit(w))
-            case = case.else_(_lit(conv["default_weight"]))
+                case = case.when(col(ent.severity_field, t).isin(*[lit(x) for x in labels]), lit(w))
+            case = case.else_(lit(conv["default_weight"]))
             return [exp.Sum(this=case).as_("epdo")]
         count = star()
         if f.intent == "share" or (f.compare and f.share_of):
@@ -237,16 +181,16 @@ class Compiler:
                 if [q.op for q in f.share_of] == ["near"] and not f.group_by and not f.compare:
                     # the numerator is just the records found near the support: count them once
                     num = exp.select(exp.Count(this=exp.Star())).from_("near_ids").subquery()
-                pct = exp.Div(this=exp.Mul(this=_lit(100.0), expression=num),
-                              expression=exp.func("NULLIF", count, _lit(0)))
+                pct = exp.Div(this=exp.Mul(this=lit(100.0), expression=num),
+                              expression=exp.func("NULLIF", count, lit(0)))
                 return [num.copy().as_("matching"), count.copy().as_("total"), pct.as_("share_pct")]
-            pct = exp.Div(this=exp.Mul(this=_lit(100.0), expression=count),
+            pct = exp.Div(this=exp.Mul(this=lit(100.0), expression=count),
                           expression=exp.Window(this=exp.Sum(this=star())))
             return [count.copy().as_("count"), pct.as_("share_pct")]
         return [count.as_("count")]
 
     def _within(self, t: str) -> exp.Expression:
-        return exp.func("ST_DWithin", _col("geom", t), _col("geom", "s"), _lit(float(self._near.distance_m or 0)))
+        return exp.func("ST_DWithin", col("geom", t), col("geom", "s"), lit(float(self._near.distance_m or 0)))
 
     # ---- the statement
     def compile(self, f: Frame, plan: Plan) -> Compiled:
@@ -254,7 +198,7 @@ class Compiler:
         p = self.pack
         ent = p.entity(f.target)
         ctes: list[tuple[str, exp.Select]] = []
-        load = exp.select(exp.Star()).from_(_table(p, ent, "t"))
+        load = exp.select(exp.Star()).from_(table_ref(p, ent, "t"))
         if ent.where:
             load = load.where(self.predicate(Predicate(field=ent.where["field"], op="eq", values=[ent.where["eq"]]), "t", ent))
         ctes.append(("load", load))
@@ -264,7 +208,7 @@ class Compiler:
         if tc is not None:
             conds.append(tc)
         if conds:
-            ctes.append(("filtered", exp.select(exp.Star()).from_(_cte_ref(last, "t")).where(exp.and_(*conds))))
+            ctes.append(("filtered", exp.select(exp.Star()).from_(cte_ref(last, "t")).where(exp.and_(*conds))))
             last = "filtered"
         if f.scope:
             by_kind: dict[str, list[Place]] = {}
@@ -277,63 +221,63 @@ class Compiler:
                 area = p.entity(kind) if kind else None
                 if area is not None and not ent.places.get(kind) and self.drives(area, ent):
                     # inside a named polygon: start from the polygon (see from_each)
-                    rel = exp.func("ST_Intersects", _col("geom", "a"), _col("geom", "l"))
+                    rel = exp.func("ST_Intersects", col("geom", "a"), col("geom", "l"))
                     name = f"scoped_{len(ctes)}"
-                    ctes.append((name, self.from_each(ent.key, _table(p, area, "a"), rel, last,
-                                                      self.area_name(area, [pl.name for pl in places]))))
+                    ctes.append((name, from_each(ent.key, table_ref(p, area, "a"), rel, last,
+                                                      area_name(area, [pl.name for pl in places]))))
                     last = name
                     continue
                 c = [self.place_cond(ent, pl, "t") for pl in places]
                 sc.append(c[0] if len(c) == 1 else exp.paren(exp.or_(*c)))
             if sc:
-                ctes.append(("scoped", exp.select(exp.Star()).from_(_cte_ref(last, "t")).where(exp.and_(*sc))))
+                ctes.append(("scoped", exp.select(exp.Star()).from_(cte_ref(last, "t")).where(exp.and_(*sc))))
                 last = "scoped"
         support_group = None
         if f.near:
             sup = p.entity(f.near.entity)
-            s_sel = exp.select(exp.Star()).from_(_table(p, sup, "s"))
+            s_sel = exp.select(exp.Star()).from_(table_ref(p, sup, "s"))
             sconds = [self.predicate(q, "s", sup) for q in f.near.filters]
             sconds += [self.place_cond(sup, pl, "s") for pl in f.near.scope]
             if sup.where:
                 sconds.append(self.predicate(Predicate(field=sup.where["field"], op="eq", values=[sup.where["eq"]]), "s", sup))
             if f.near.anchor and f.near.anchor.name:
-                names = [exp.EQ(this=_col(c, "s"), expression=_lit(f.near.anchor.name)) for c in sup.names]
+                names = [exp.EQ(this=col(c, "s"), expression=lit(f.near.anchor.name)) for c in sup.names]
                 sconds.append(exp.paren(exp.or_(*names)) if len(names) > 1 else names[0])
             if sconds:
                 s_sel = s_sel.where(exp.and_(*sconds))
             ctes.append(("support", s_sel))
-            d = _lit(float(f.near.distance_m or 0))
-            within = exp.func("ST_DWithin", _col("geom", "t"), _col("geom", "s"), d)
+            d = lit(float(f.near.distance_m or 0))
+            within = exp.func("ST_DWithin", col("geom", "t"), col("geom", "s"), d)
             support_group = next((g for g in f.group_by if g.kind == "support"), None)
             if any(q.op == "near" for q in f.share_of):
                 # the relation is the share's numerator, not a filter on the rows
-                rel = exp.func("ST_DWithin", _col("geom", "l"), _col("geom", "s"), d.copy())
-                ids = self.from_each(ent.key, _cte_ref("support", "s"), rel, last)
-                ids.set("expressions", [_col(ent.key, "n")])
+                rel = exp.func("ST_DWithin", col("geom", "l"), col("geom", "s"), d.copy())
+                ids = from_each(ent.key, cte_ref("support", "s"), rel, last)
+                ids.set("expressions", [col(ent.key, "n")])
                 ctes.append(("near_ids", ids))
             elif f.near.mode == "nearest":
-                dist = exp.select(exp.Min(this=exp.func("ST_Distance", _col("geom", "t"), _col("geom", "s")))) \
-                    .from_(_cte_ref("support", "s")).subquery()
-                near = (exp.select(exp.Star(), dist.as_("distance_m")).from_(_cte_ref(last, "t"))
-                        .where(exp.Is(this=_col("geom", "t"), expression=exp.null()).not_())
+                dist = exp.select(exp.Min(this=exp.func("ST_Distance", col("geom", "t"), col("geom", "s")))) \
+                    .from_(cte_ref("support", "s")).subquery()
+                near = (exp.select(exp.Star(), dist.as_("distance_m")).from_(cte_ref(last, "t"))
+                        .where(exp.Is(this=col("geom", "t"), expression=exp.null()).not_())
                         .order_by(exp.Ordered(this=exp.column("distance_m"))).limit(int(f.near.k or 10)))
             elif support_group:
                 # unnamed features are kept apart by their key rather than pooled under NULL
-                label = exp.func("COALESCE", exp.cast(_col(sup.display, "s"), "text"),
-                                 exp.DPipe(this=_lit("#"), expression=exp.cast(_col(sup.key, "s"), "text")))
-                near = (exp.select(label.as_("group_key"), _col(sup.key, "s").as_("group_id"),
+                label = exp.func("COALESCE", exp.cast(col(sup.display, "s"), "text"),
+                                 exp.DPipe(this=lit("#"), expression=exp.cast(col(sup.key, "s"), "text")))
+                near = (exp.select(label.as_("group_key"), col(sup.key, "s").as_("group_id"),
                                    exp.Column(this=exp.Star(), table=exp.to_identifier("t")))
-                        .from_(_cte_ref("support", "s"))
-                        .join(_cte_ref(last, "t"), on=within, join_type="left"))
+                        .from_(cte_ref("support", "s"))
+                        .join(cte_ref(last, "t"), on=within, join_type="left"))
             elif (f.near.anchor and f.near.anchor.name) or (last == "load" and (sconds or self.drives(sup, ent))):
                 # one named feature, or all records: start from the support's features; filtered records (a
                 # town, a severity) are fewer, and probing the support once per record (EXISTS below) costs
                 # what they number
-                rel = exp.func("ST_DWithin", _col("geom", "l"), _col("geom", "s"), d.copy())
-                near = self.from_each(ent.key, _cte_ref("support", "s"), rel, last)
+                rel = exp.func("ST_DWithin", col("geom", "l"), col("geom", "s"), d.copy())
+                near = from_each(ent.key, cte_ref("support", "s"), rel, last)
             else:
-                near = (exp.select(exp.Star()).from_(_cte_ref(last, "t"))
-                        .where(exp.Exists(this=exp.select(_lit(1)).from_(_cte_ref("support", "s")).where(within))))
+                near = (exp.select(exp.Star()).from_(cte_ref(last, "t"))
+                        .where(exp.Exists(this=exp.select(lit(1)).from_(cte_ref("support", "s")).where(within))))
             if not any(q.op == "near" for q in f.share_of):
                 ctes.append(("near", near))
                 last = "near"
@@ -352,8 +296,8 @@ class Compiler:
                     measures = self._side_rate(f, side) + measures
                 # years compared ('2010 vs 2017') stay numbers, as a year column would hold them
                 label = int(side.label) if all(sd.label.isdigit() for sd in f.compare) else side.label
-                sel = exp.select(_lit(i + 1).as_("side_order"), _lit(label).as_("side"), *measures)
-                sel = sel.from_(_cte_ref(last, "t"))
+                sel = exp.select(lit(i + 1).as_("side_order"), lit(label).as_("side"), *measures)
+                sel = sel.from_(cte_ref(last, "t"))
                 if sc:
                     sel = sel.where(exp.and_(*sc))
                 name = f"side_{i + 1}"
@@ -366,12 +310,12 @@ class Compiler:
             final = final.order_by(exp.column("side_order"))
             order_matters = True
         elif f.intent in ("list", "locate"):
-            final = exp.select(exp.Star()).from_(_cte_ref(last, "t"))
+            final = exp.select(exp.Star()).from_(cte_ref(last, "t"))
             if f.near and f.near.mode == "nearest":
                 final = final.order_by(exp.column("distance_m"))
                 order_matters = True
             else:
-                final = final.order_by(_col(ent.key, "t"))
+                final = final.order_by(col(ent.key, "t"))
             geometry = True
         else:
             final, order_matters = self._aggregate(f, ent, ctes, last, support_group)
@@ -389,11 +333,11 @@ class Compiler:
         if town is None:
             raise CompileError("a rate comparison needs a town on each side")
         per = f.measure.per or p.convention("population", "per", default=1000)
-        pop = (exp.select(_col(p.convention("population", "field"), "p")).from_(_table(p, pop_ent, "p"))
-               .where(exp.EQ(this=_col(pop_ent.names[0], "p"), expression=_lit(town.name))).subquery())
+        pop = (exp.select(col(p.convention("population", "field"), "p")).from_(table_ref(p, pop_ent, "p"))
+               .where(exp.EQ(this=col(pop_ent.names[0], "p"), expression=lit(town.name))).subquery())
         value = self.measure(f, self.pack.entity(f.target), "t")[0].unalias() if f.measure.field == "epdo" \
             else exp.Count(this=exp.Star())
-        rate = exp.Div(this=exp.Mul(this=value, expression=_lit(float(per))), expression=pop)
+        rate = exp.Div(this=exp.Mul(this=value, expression=lit(float(per))), expression=pop)
         return [rate.as_("rate_per_" + str(per))]
 
     def _by_stored_time(self, f: Frame, ent: Entity, last: str) -> exp.Select | None:
@@ -409,8 +353,8 @@ class Compiler:
         cols = {tm.get("timestamp") or (tm.get("time") if g.key == "hour" else tm.get("date")) for g in times}
         if len(cols) != 1 or None in cols:
             return None
-        keys = [_col(cols.pop(), "t")] + [_col(g.key, "t") for g in f.group_by if g.kind == "field"]
-        return (exp.select(*keys, *self.measure(f, ent, "t")).from_(_cte_ref(last, "t"))
+        keys = [col(cols.pop(), "t")] + [col(g.key, "t") for g in f.group_by if g.kind == "field"]
+        return (exp.select(*keys, *self.measure(f, ent, "t")).from_(cte_ref(last, "t"))
                 .group_by(*[k.copy() for k in keys]))
 
     def _aggregate(self, f: Frame, ent: Entity, ctes: list, last: str, support_group: Group | None):
@@ -418,7 +362,7 @@ class Compiler:
         selects: list[exp.Expression] = []
         group_exprs: list[exp.Expression] = []
         sorts: list[exp.Expression] = []
-        src = _cte_ref(last, "t")
+        src = cte_ref(last, "t")
         joins = []
         if support_group:
             sup = p.entity(support_group.key)
@@ -426,7 +370,7 @@ class Compiler:
             # features sharing a name (the segments of one street) form one group
             group_exprs += [exp.column("group_key", "t")]
             if f.measure.kind == "count" and f.intent != "share":
-                measures = [exp.Count(this=exp.Distinct(expressions=[_col(ent.key, "t")])).as_("count")]
+                measures = [exp.Count(this=exp.Distinct(expressions=[col(ent.key, "t")])).as_("count")]
             else:  # a record near two same-named features (segments of one street) then counts twice
                 measures = self.measure(f, ent, "t", outer=True)
         else:
@@ -435,10 +379,10 @@ class Compiler:
                     # every area is listed, those without any record with 0
                     area = p.entity(g.key)
                     name_col = area.names[0] if area.names else area.display
-                    src = _table(p, area, "a")
-                    joins.append((_cte_ref(last, "t"), exp.func("ST_Intersects", _col("geom", "a"), _col("geom", "t"))))
-                    selects.append(_col(name_col, "a").as_(g.key))
-                    group_exprs.append(_col(name_col, "a"))
+                    src = table_ref(p, area, "a")
+                    joins.append((cte_ref(last, "t"), exp.func("ST_Intersects", col("geom", "a"), col("geom", "t"))))
+                    selects.append(col(name_col, "a").as_(g.key))
+                    group_exprs.append(col(name_col, "a"))
                     continue
                 e, sort, name = self.group_expr(ent, g, "t")
                 selects.append(e.as_(name))
@@ -456,7 +400,7 @@ class Compiler:
                 # date parts of millions of records: count per stored date first (a few hundred groups, often
                 # from the date index alone), then derive the parts from those dates
                 ctes.append(("by_time", pre))
-                src = _cte_ref("by_time", "t")
+                src = cte_ref("by_time", "t")
                 measures = [exp.cast(exp.Sum(this=exp.column(m.alias, "t")), "bigint").as_(m.alias) for m in measures]
         sel = exp.select(*selects, *measures).from_(src)
         for tbl, on in joins:
@@ -473,32 +417,32 @@ class Compiler:
             key = next((g for g in f.group_by if g.kind in ("field", "area")), None)
             name_col = pop_ent.names[0]
             num = "epdo" if f.measure.field == "epdo" else "count"
-            rate = exp.Div(this=exp.Mul(this=exp.column(num, "g"), expression=_lit(float(per))),
-                           expression=exp.func("NULLIF", _col(pop_field, "p"), _lit(0)))
+            rate = exp.Div(this=exp.Mul(this=exp.column(num, "g"), expression=lit(float(per))),
+                           expression=exp.func("NULLIF", col(pop_field, "p"), lit(0)))
             if key:
                 kname = key.key if key.kind == "field" else key.key
-                on = exp.EQ(this=_col(name_col, "p"), expression=exp.column(kname, "g"))
-                rsel = (exp.select(exp.column(kname, "g"), exp.column(num, "g"), _col(pop_field, "p").as_("population"),
+                on = exp.EQ(this=col(name_col, "p"), expression=exp.column(kname, "g"))
+                rsel = (exp.select(exp.column(kname, "g"), exp.column(num, "g"), col(pop_field, "p").as_("population"),
                                    rate.as_("rate_per_" + str(per)))
-                        .from_(_cte_ref(last, "g")).join(_table(p, pop_ent, "p"), on=on))
+                        .from_(cte_ref(last, "g")).join(table_ref(p, pop_ent, "p"), on=on))
             elif f.measure.total:
-                total_pop = exp.select(exp.Sum(this=_col(pop_field, "p"))).from_(_table(p, pop_ent, "p")).subquery()
-                rate = exp.Div(this=exp.Mul(this=exp.column(num, "g"), expression=_lit(float(per))),
+                total_pop = exp.select(exp.Sum(this=col(pop_field, "p"))).from_(table_ref(p, pop_ent, "p")).subquery()
+                rate = exp.Div(this=exp.Mul(this=exp.column(num, "g"), expression=lit(float(per))),
                                expression=total_pop)
                 rsel = exp.select(exp.column(num, "g"), total_pop.copy().as_("population"),
-                                  rate.as_("rate_per_" + str(per))).from_(_cte_ref(last, "g"))
+                                  rate.as_("rate_per_" + str(per))).from_(cte_ref(last, "g"))
             else:
                 town = next((pl for pl in f.scope if pl.entity == pop_ent.name), None)
                 if town is None:
                     raise CompileError(f"a rate per residents needs a {pop_ent.label}")
-                rsel = (exp.select(_lit(town.name).as_(pop_ent.name), exp.column(num, "g"),
-                                   _col(pop_field, "p").as_("population"), rate.as_("rate_per_" + str(per)))
-                        .from_(_cte_ref(last, "g")).join(_table(p, pop_ent, "p"),
-                                                         on=exp.EQ(this=_col(name_col, "p"), expression=_lit(town.name))))
+                rsel = (exp.select(lit(town.name).as_(pop_ent.name), exp.column(num, "g"),
+                                   col(pop_field, "p").as_("population"), rate.as_("rate_per_" + str(per)))
+                        .from_(cte_ref(last, "g")).join(table_ref(p, pop_ent, "p"),
+                                                         on=exp.EQ(this=col(name_col, "p"), expression=lit(town.name))))
             ctes.append(("rated", rsel))
             last = "rated"
             value_col = "rate_per_" + str(per)
-        final = exp.select(exp.Star()).from_(_cte_ref(last, "r"))
+        final = exp.select(exp.Star()).from_(cte_ref(last, "r"))
         order_matters = False
         if f.rank:
             direction = f.rank.order == "desc"
