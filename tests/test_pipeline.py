@@ -321,3 +321,19 @@ def test_records_in_areas_meeting_a_numeric_condition(pipeline, admin):
     assert b.status == "answered" and {r[0] for r in b.rows} == {r[0] for r in rows(
         admin, "SELECT DISTINCT c.city_town_name FROM ma.massdot_crash c JOIN ma.town t ON t.town = c.city_town_name "
                "WHERE t.pop2010 > 100000")}
+
+
+def test_comparison_parts_split_at_the_comparison_word(pipeline, admin):
+    """'crashes in boston with crashes in worcester', 'pedestrian crashes in 2014 with bicycle crashes in 2016':
+    what both parts say is per side, what one part says is shared."""
+    a = ask(pipeline, "compare crashes in boston with crashes in worcester")
+    assert col(a, "count") == [scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE city_town_name=%s", t)
+                               for t in ("BOSTON", "WORCESTER")]
+    a = ask(pipeline, "compare pedestrian crashes in 2014 with bicycle crashes in 2016")
+    assert col(a, "count") == [scalar(admin, "SELECT count(*) FROM ma.cambridge_crash WHERE pedestrian_involved AND year=2014"),
+                               scalar(admin, "SELECT count(*) FROM ma.cambridge_crash WHERE bicycle_involved AND year=2016")]
+    a = ask(pipeline, "compare injury crashes in boston in winter with springfield in summer")
+    ref = [scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name=%s AND crash_severity_descr IN
+                            ('Fatal injury','Non-fatal injury') AND extract(month FROM crash_date) = ANY(%s)""", t, m)
+           for t, m in (("BOSTON", [12, 1, 2]), ("SPRINGFIELD", [6, 7, 8]))]
+    assert col(a, "count") == ref and ref[0] != ref[1]

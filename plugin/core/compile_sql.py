@@ -447,10 +447,15 @@ class Compiler:
         if f.rank:
             direction = f.rank.order == "desc"
             label_cols = [s.alias_or_name for s in selects if not s.alias_or_name.endswith("_order")]
-            final = final.order_by(exp.Ordered(this=exp.column(value_col, "r"), desc=direction, nulls_first=False),
-                                   *[exp.column(c, "r") for c in label_cols])
+            by_value = exp.Ordered(this=exp.column(value_col, "r"), desc=direction, nulls_first=False)
             if f.rank.limit:
-                final = final.limit(int(f.rank.limit))
+                # 'top 5': rows tied with the 5th are shown too (ordered by the value alone, or no row would tie)
+                top = exp.select(exp.Star()).from_(cte_ref(last, "r")).order_by(by_value.copy())
+                top.set("limit", exp.Fetch(direction="FIRST", count=lit(int(f.rank.limit)),
+                                           limit_options=exp.LimitOptions(rows=True, with_ties=True)))
+                ctes.append(("top", top))
+                final = exp.select(exp.Star()).from_(cte_ref("top", "r"))
+            final = final.order_by(by_value, *[exp.column(c, "r") for c in label_cols])
             order_matters = True
         elif sorts:
             final = final.order_by(*[exp.column(c, "r") for c in sorts])

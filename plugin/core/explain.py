@@ -80,11 +80,13 @@ def explain(pack: Pack, f: Frame, columns: list[str], rows: list, value_col: int
             names = language(pack.raw.get("language", "en"))["month_names"]
             rows = [[names.get(r[0], r[0]), *r[1:]] for r in rows]
         top = rows[0]
-        if f.intent == "trend":
+        if f.measure.kind == "epdo":
+            what = f"{pack.convention('epdo', 'name', default='severity-weighted score')} of {what}"
+        if f.intent == "trend" and len(rows) == 1:
+            s = f"{what[0].upper() + what[1:]}: {_fmt(top[value_col])}, all in {columns[label]} {_lab(top[label])}."
+        elif f.intent == "trend":
             first, last = rows[0], rows[-1]
             peak = max(rows, key=lambda r: r[value_col] or 0)
-            if f.measure.kind == "epdo":
-                what = f"{pack.convention('epdo', 'name', default='severity-weighted score')} of {what}"
             s = (f"{what[0].upper() + what[1:]} by {columns[label]}: {_lab(first[label])}: {_fmt(first[value_col])}, "
                  f"{_lab(last[label])}: {_fmt(last[value_col])}; peak {_lab(peak[label])} ({_fmt(peak[value_col])}).")
         else:
@@ -94,8 +96,13 @@ def explain(pack: Pack, f: Frame, columns: list[str], rows: list, value_col: int
             by = fld.label if fld else columns[label].replace("_", " ")
             s = f"{what[0].upper() + what[1:]} by {by}: {shown}" + \
                 (f" and {len(rows) - 5} more." if len(rows) > 5 else ".")
+            tied = [r for r in rows if r[value_col] == top[value_col]]
             if f.rank and f.rank.limit == 1:
-                s = f"{_lab(top[label])} has the {'most' if f.rank.order == 'desc' else 'fewest'} {what} ({_fmt(top[value_col])})."
+                most = "most" if f.rank.order == "desc" else "fewest"
+                s = (f"{_lab(top[label])} has the {most} {what} ({_fmt(top[value_col])})." if len(tied) == 1 else
+                     f"{' and '.join(_lab(r[label]) for r in tied)} share the {most} {what} ({_fmt(top[value_col])}).")
+            elif f.rank and f.rank.limit and len(rows) > f.rank.limit:
+                s += f" {len(rows)} are shown for a top {f.rank.limit}: the last places are tied."
     if notes:
         s += " Note: " + notes[0] + "."
     return s
