@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 from .anchors import AnchorIndex
 from .numbers import comparisons
-from .pack import Pack, norm_label
-from .text import language, normalize, phrase_key
+from .pack import Pack, language_for, norm_label
+from .text import normalize, phrase_key
 from .timeparse import Span, TimeParser
 
 
@@ -71,7 +71,7 @@ class Annotation:
 class Annotator:
     def __init__(self, pack: Pack, anchors: AnchorIndex | None):
         self.pack = pack
-        self.lang = language(pack.raw.get("language", "en"))
+        self.lang = language_for(pack)  # the language's grammar words and the pack's stopwords
         self.lex = Lexicon.build(pack, self.lang)
         self.anchors = anchors
         seasons = {k: v for k, v in (pack.convention("seasons") or {}).items() if isinstance(v, list)}

@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from .errors import PackError
+from .text import language
 
 PACK_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -32,6 +33,9 @@ PACK_SCHEMA: dict[str, Any] = {
         "conventions": {"type": "object"},
         "examples": {"type": "array"},
         "recipes": {"type": "array"},
+        # words of the pack's domain a question may carry without meaning anything (e.g. the name of the whole
+        # area the pack covers): merged into the language's stopwords, see language_for()
+        "stopwords": {"type": "array", "items": {"type": "string"}},
     },
 }
 
@@ -233,6 +237,16 @@ def _check_references(pack: Pack) -> None:
             for p in pred.get("any", [pred]):
                 if p["field"] not in ent.fields:
                     raise PackError(f"concept '{c.name}' names unknown field {ename}.{p['field']}")
+
+
+def language_for(pack: Pack) -> dict[str, Any]:
+    """The pack language's grammar words, with the pack's own `stopwords` added (a copy: packs do not leak into
+    each other through the shared language file)."""
+    lang = language(pack.raw.get("language", "en"))
+    extra = [str(w).lower() for w in pack.raw.get("stopwords") or []]
+    if not extra:
+        return lang
+    return {**lang, "stopwords": list(lang["stopwords"]) + [w for w in extra if w not in lang["stopwords"]]}
 
 
 def pack_summary(pack: Pack) -> str:

@@ -27,7 +27,7 @@ from .judge import judge_answer
 from .recipes import match_recipe
 from .text import normalize
 from .repair import Repairer
-from .text import language
+from .pack import language_for
 from .verify import verify
 
 MAX_QUESTION_CHARS = 1000
@@ -106,7 +106,7 @@ class Pipeline:
         self.repairer = Repairer(self.pack)
         self.audit = audit
         self._annotator: Annotator | None = None
-        self.lang = language(self.pack.raw.get("language", "en"))
+        self.lang = language_for(self.pack)  # the language's grammar words and the pack's stopwords
 
     # anchors come from the database once, through the same guard and read-only executor
     def annotator(self) -> Annotator:
