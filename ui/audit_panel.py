@@ -21,6 +21,8 @@ from qgis.PyQt.QtWidgets import (
     QWidget,
 )
 
+from ..plugin.core.audit import replay_summary
+
 FILTERS = [("All", None, None), ("Answered", "answered", None), ("Asked back", "clarify", None),
            ("Refused", "refused", None), ("Errors", "error", None), ("Approved", None, "approved"),
            ("Rejected", None, "rejected"), ("Not reviewed", None, "unreviewed")]
@@ -32,7 +34,21 @@ def _e(v: Any) -> str:
 
 
 def entry_html(entry: dict, follow_up_question: Optional[str] = None) -> str:
-    """Everything recorded about one question, for a reviewer."""
+    """Everything recorded about one question, for a reviewer; the raw record when part of it has an odd shape."""
+    try:
+        return _entry_html(entry, follow_up_question)
+    except Exception as err:  # a hand-edited record can break any assumption; the reviewer must still see it
+        return raw_entry_html(entry, err)
+
+
+def raw_entry_html(entry: Any, err: Exception) -> str:
+    """The entry as recorded, with a note saying why it is not laid out."""
+    text = json.dumps(entry, indent=1, sort_keys=True, default=str)
+    return (f"<p style='color:#cf222e'>This entry has an unexpected shape and is shown as recorded "
+            f"({_e(type(err).__name__)}: {_e(err)}).</p><pre>{_e(text)}</pre>")
+
+
+def _entry_html(entry: dict, follow_up_question: Optional[str]) -> str:
     review = entry.get("review") or {}
     rows = [("Asked", entry.get("time")), ("Question", entry.get("question")),
             ("Follow-up of", follow_up_question), ("Status", entry.get("status")), ("Answer", entry.get("answer")),
@@ -54,10 +70,9 @@ def entry_html(entry: dict, follow_up_question: Optional[str] = None) -> str:
                 f"{_e(h.get('status'))} ({_e(h.get('time'))}) {_e(h.get('comment'))}"
                 for h in review["history"][:-1]) + "</p>")
     for r in entry.get("replays") or []:
-        mark = "<span style='color:#1a7f37'>same result</span>" if r.get("match") else \
-            "<span style='color:#cf222e'>different result</span>"
-        out.append(f"<p>Replayed {_e(r.get('time'))}: {mark} ({_e(r.get('row_count'))} rows, "
-                   f"hash {_e(r.get('result_hash'))})</p>")
+        colour = "#1a7f37" if r.get("match") and not r.get("notes") else "#cf222e"
+        out.append(f"<p>Replayed {_e(r.get('time'))}: "
+                   f"<span style='color:{colour}'>{_e(replay_summary(entry, r))}</span></p>")
     if entry.get("promoted"):
         out.append(f"<p>Promoted to an example in {_e(entry['promoted'].get('path'))}</p>")
     for title, key in (("Repairs", "repairs"), ("Notes", "notes")):
@@ -110,7 +125,9 @@ class AuditPanel(QWidget):
         layout.addWidget(self.comment)
         row = QHBoxLayout()
         self.replay_button = QPushButton(self.tr("Replay"), self)
-        self.replay_button.setToolTip(self.tr("Run the recorded frame again (no model) and compare the result hash"))
+        self.replay_button.setToolTip(self.tr("Run it again on the chosen connection, with no model: an answer's final "
+                                              "frame (same result hash?), or a question that was not answered (does it "
+                                              "still ask back?)"))
         self.approve_button = QPushButton(self.tr("Approve"), self)
         self.reject_button = QPushButton(self.tr("Reject"), self)
         self.promote_button = QPushButton(self.tr("Promote to example"), self)
@@ -192,7 +209,9 @@ class AuditPanel(QWidget):
     def _update_buttons(self) -> None:
         e = self.current_entry()
         busy = self.session.task is not None
-        self.replay_button.setEnabled(bool(e and e.get("frame")) and not busy)
+        # an answer replays its final frame; a question that was not answered is asked again
+        replayable = bool(e and (e.get("frame") or e.get("status") != "answered"))
+        self.replay_button.setEnabled(replayable and not busy)
         self.approve_button.setEnabled(e is not None)
         self.reject_button.setEnabled(e is not None)
         approved = bool(e and (e.get("review") or {}).get("status") == "approved" and e.get("status") == "answered")
@@ -203,7 +222,12 @@ class AuditPanel(QWidget):
         shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
         self.problems.setText(self.tr("Some audit entries in this project could not be read and were skipped: ")
                               + shown)
+        self.problems.setToolTip("\n".join(problems))
         self.problems.show()
+        skipped, kept = self.session.audit.store.skipped, len(self.session.audit.store.entries)
+        if skipped:  # the History tab may be hidden: say it where it is seen on opening the project
+            self.message.emit(f"MapAsk set aside {skipped} damaged audit entr{'y' if skipped == 1 else 'ies'} of "
+                              f"this project and kept {kept}; the History tab says what is wrong with each.", True)
 
     # ---- actions
     def replay(self) -> None:

@@ -290,9 +290,8 @@ class MapAskDock(QgsDockWidget):
             self.iface.mapCanvas().zoomToSelected(last.presented.result)
 
     def _replayed(self, record: dict, answer: Any) -> None:
-        text = (self.tr("Replay: same result (hash matches).") if record["match"]
-                else self.tr("Replay: the result differs from the recorded one (data or pack changed?)."))
-        self.notify(text, not record["match"])
+        # the summary compares statuses for a question that was not answered, hashes for one that was
+        self.notify(self.tr("Replay: ") + record["summary"], not record["match"] or bool(record["notes"]))
         self.audit_panel.refresh()
 
     def _update_state(self) -> None:

@@ -56,29 +56,130 @@ def frame_hash(entry: dict) -> str:
         return ""
 
 
+_TEXT = {"type": ["string", "null"]}
+_PACK = {"type": ["object", "null"], "properties": {"id": {"type": ["string", "number", "null"]},
+                                                   "version": {"type": ["string", "number", "null"]}, "hash": _TEXT}}
+_VERDICT = {"enum": [None, *VERDICTS]}
+_REVIEW_ITEM = {"type": "object", "properties": {"status": _VERDICT, "comment": _TEXT, "reviewer": _TEXT,
+                                                 "time": _TEXT}}
+# The shape of an entry in JSON Schema's words: what the audit panel, replay and promotion read. Other keys are
+# free-form (they are only shown as JSON). Checked by `shape_problems` below, because jsonschema may be missing
+# in a stock QGIS; tests check that jsonschema, where installed, agrees.
+ENTRY_SCHEMA: dict = {
+    "type": "object",
+    "required": ["id", "question", "time", "status"],
+    "properties": {
+        "id": {"type": "string", "pattern": _ID.pattern},
+        "question": {"type": "string"},
+        "time": {"type": "string"},
+        "status": {"enum": list(STATUSES)},
+        "seq": {"type": "integer"},
+        "follow_up_of": _TEXT, "connection": _TEXT, "answer": _TEXT, "sql": _TEXT, "error": _TEXT,
+        "frame_hash": _TEXT, "result_hash": _TEXT,
+        "row_count": {"type": "integer", "minimum": 0},
+        "confidence": {"type": ["number", "null"]},
+        "frame": {"type": ["object", "null"]},
+        "candidates": {"type": ["array", "null"]}, "repairs": {"type": ["array", "null"]},
+        "plan": {"type": ["array", "null"]}, "notes": {"type": ["array", "null"]},
+        "timings_ms": {"type": ["object", "null"]},
+        "pack": _PACK,
+        "layer_ids": {"type": ["array", "null"], "items": {"type": "string"}},
+        "review": {"type": ["object", "null"], "properties": {
+            **_REVIEW_ITEM["properties"], "history": {"type": ["array", "null"], "items": _REVIEW_ITEM}}},
+        "replays": {"type": ["array", "null"], "items": {"type": "object", "properties": {
+            "time": _TEXT, "status": {"enum": [None, *STATUSES]}, "recorded_status": {"enum": [None, *STATUSES]},
+            "row_count": {"type": ["integer", "null"]}, "result_hash": _TEXT, "match": {"type": ["boolean", "null"]},
+            "summary": _TEXT, "connection": _TEXT, "rerun": {"enum": [None, "frame", "question"]}, "pack": _PACK,
+            "notes": {"type": ["array", "null"], "items": {"type": "string"}}}}},
+        "promoted": {"type": ["object", "null"], "properties": {"path": _TEXT, "time": _TEXT}},
+    },
+}
+_KINDS = {"object": "an object", "array": "a list", "string": "text", "integer": "a whole number",
+          "number": "a number", "boolean": "true or false", "null": "null"}
+
+
+def _is(value: Any, kind: str) -> bool:
+    if kind in ("integer", "number", "boolean") and isinstance(value, bool):
+        return kind == "boolean"  # in Python, True is also the number 1
+    if kind == "integer" and isinstance(value, float):
+        return value.is_integer()  # as JSON Schema has it: 12.0 is a whole number
+    return isinstance(value, {"object": dict, "array": list, "string": str, "integer": int, "number": (int, float),
+                              "boolean": bool, "null": type(None)}[kind])
+
+
+def _found(value: Any) -> str:
+    shown = json.dumps(value, default=str)
+    shown = shown[:40] + "…" if len(shown) > 40 else shown
+    if value is None or isinstance(value, bool):
+        return shown  # null, true, false say what they are
+    kind = next((k for k in ("integer", "number", "string", "array", "object") if _is(value, k)), "")
+    return f"{_KINDS.get(kind, type(value).__name__)} {shown}"
+
+
+def shape_problems(value: Any, schema: dict, where: str = "") -> list[str]:
+    """Where `value` departs from `schema` (the JSON Schema subset used by ENTRY_SCHEMA), in plain words."""
+    kinds = schema.get("type")
+    kinds = [kinds] if isinstance(kinds, str) else kinds
+    if kinds and not any(_is(value, k) for k in kinds):
+        return [f"{where or 'the entry'} should be {' or '.join(_KINDS[k] for k in kinds)}, not {_found(value)}"]
+    if "enum" in schema and value not in schema["enum"]:
+        return [f"{where} is {_found(value)}, not one of {', '.join(str(v) for v in schema['enum'] if v)}"]
+    if "minimum" in schema and value < schema["minimum"]:
+        return [f"{where} is {value}, below {schema['minimum']}"]
+    if "pattern" in schema and not re.match(schema["pattern"], value):
+        return [f"{where} {value[:40]!r} is malformed"]
+    out = []
+    if isinstance(value, dict):
+        out += [f"{k} is missing" for k in schema.get("required", ()) if k not in value]
+        for key, sub in schema.get("properties", {}).items():
+            if key in value:
+                out += shape_problems(value[key], sub, f"{where}.{key}" if where else key)
+    if isinstance(value, list) and "items" in schema:
+        for i, item in enumerate(value):
+            out += shape_problems(item, schema["items"], f"{where}[{i}]")
+    return out
+
+
 def entry_problems(entry: Any) -> list[str]:
     """What makes `entry` unusable as an audit entry (empty when it is fine)."""
-    if not isinstance(entry, dict):
-        return [f"expected an object, found {type(entry).__name__}"]
-    out = []
-    if not isinstance(entry.get("id"), str) or not _ID.match(entry["id"]):
-        out.append("missing or malformed id")
-    if not isinstance(entry.get("question"), str):
-        out.append("missing question")
-    try:
-        dt.datetime.fromisoformat(str(entry.get("time")))
-    except ValueError:
-        out.append(f"bad time {entry.get('time')!r}")
-    if entry.get("status") not in STATUSES:
-        out.append(f"unknown status {entry.get('status')!r}")
-    for key, kind in (("frame", dict), ("repairs", list), ("plan", list), ("timings_ms", dict),
-                      ("review", dict), ("replays", list), ("layer_ids", list)):
-        if entry.get(key) is not None and not isinstance(entry[key], kind):
-            out.append(f"{key} is not {'an object' if kind is dict else 'a list'}")
-    review = entry.get("review") or {}
-    if isinstance(review, dict) and review.get("status") not in (None, *VERDICTS):
-        out.append(f"unknown review status {review.get('status')!r}")
+    out = shape_problems(entry, ENTRY_SCHEMA)
+    if isinstance(entry, dict) and isinstance(entry.get("time"), str):
+        try:
+            dt.datetime.fromisoformat(entry["time"])
+        except ValueError:
+            out.append(f"bad time {entry['time']!r}")
     return out
+
+
+# What each status means for the person who asked, now and as it was when recorded.
+_DOES = {"answered": "answers", "clarify": "asks back", "refused": "refuses", "error": "fails"}
+_DID = {"answered": "answered", "clarify": "asked back", "refused": "was refused", "error": "failed"}
+
+
+def pack_label(pack: Any) -> str:
+    """'id version (hash …)' of a recorded pack, for messages."""
+    pack = pack if isinstance(pack, dict) else {}
+    return " ".join([*(str(pack[k]) for k in ("id", "version") if pack.get(k)), f"(hash {pack.get('hash') or '?'})"])
+
+
+def replay_summary(entry: dict, replay: dict) -> str:
+    """How a replay compares with the recorded question, in plain words."""
+    was, now = entry.get("status"), replay.get("status")
+    if was == "answered" and now == "answered":
+        if replay.get("match"):
+            text = f"same result ({replay.get('row_count')} rows, hash {replay.get('result_hash')})"
+        else:
+            text = (f"different result: {replay.get('row_count')} rows, hash {replay.get('result_hash')} "
+                    f"(recorded: {entry.get('row_count')} rows, hash {entry.get('result_hash')})")
+    elif was == now:
+        text = f"still {_DOES.get(now, now)}"
+    else:
+        text = f"now {_DOES.get(now, now)} (it {_DID.get(was, was)} when asked)"
+        if now == "answered":
+            text += f": {replay.get('row_count')} rows, hash {replay.get('result_hash')}"
+    if now == "error" and replay.get("error"):
+        text += f" ({replay['error']})"
+    return "; ".join([text, *(replay.get("notes") or [])])
 
 
 @dataclass
@@ -87,6 +188,7 @@ class AuditStore:
 
     entries: list[dict] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    skipped: int = 0  # entries set aside as damaged (problems may also hold notes about the whole block)
     on_change: Callable[[dict], None] | None = field(default=None, repr=False, compare=False)
 
     # ---- building the history
@@ -135,12 +237,35 @@ class AuditStore:
         return e
 
     def record_replay(self, entry_id: str, result_hash: str, row_count: int, status: str,
-                      when: str | None = None) -> dict:
-        """Keep the outcome of a replay; `match` says whether the result hash is still the recorded one."""
+                      when: str | None = None, *, pack: dict | None = None, connection: str | None = None,
+                      error: str = "", rerun: str = "frame") -> dict:
+        """Keep the outcome of a replay and what differs from when the question was asked.
+
+        `match` says whether the replay came out as recorded: the same result hash for an answered question,
+        the same status (still asking back, still refused) for one that was not answered. `notes` name a
+        changed knowledge pack or connection; `summary` says it all in plain words. `rerun` is "frame" (the
+        stored final frame ran again) or "question" (asked again with the rules interpreter only)."""
         e = self.get(entry_id)
-        item = {"time": when or now_iso(), "status": status, "row_count": row_count, "result_hash": result_hash,
-                "match": bool(result_hash) and result_hash == e.get("result_hash")}
-        e.setdefault("replays", []).append(item)
+        recorded = e.get("status")
+        if recorded == "answered":
+            match = status == "answered" and bool(result_hash) and result_hash == e.get("result_hash")
+        else:
+            match = status == recorded
+        notes = []
+        old_pack = e.get("pack") if isinstance(e.get("pack"), dict) else {}
+        if pack and old_pack.get("hash") and pack.get("hash") != old_pack.get("hash"):
+            notes.append(f"the knowledge pack changed since: {pack_label(old_pack)} -> {pack_label(pack)}")
+        if connection and e.get("connection") and connection != e.get("connection"):
+            notes.append(f"replayed on the connection '{connection}'; the question was asked on "
+                         f"'{e['connection']}'")
+        model = e.get("model") if isinstance(e.get("model"), dict) else {}
+        if rerun == "question" and model.get("id"):
+            notes.append(f"asked with the model {model['id']}; asked again with the rules interpreter only")
+        item = scrub({"time": when or now_iso(), "status": status, "recorded_status": recorded,
+                      "row_count": row_count, "result_hash": result_hash, "match": match, "pack": pack,
+                      "connection": connection, "error": error, "rerun": rerun, "notes": notes})
+        item["summary"] = replay_summary(e, item)
+        e["replays"] = list(e.get("replays") or []) + [item]  # a hand-edited null list must not break it
         self._changed(e)
         return item
 
@@ -238,14 +363,17 @@ class AuditStore:
     def _take(self, obj: Any, where: str) -> None:
         if isinstance(obj, Exception):
             self.problems.append(f"{where}: {obj}")
+            self.skipped += 1
             return
         bad = entry_problems(obj)
         if bad:
+            self.skipped += 1
             label = obj.get("question") if isinstance(obj, dict) and isinstance(obj.get("question"), str) else None
             self.problems.append(f"{where}{f' ({label[:60]!r})' if label else ''}: {'; '.join(bad)}")
             return
         if any(e["id"] == obj["id"] for e in self.entries):
             self.problems.append(f"{where}: duplicate id {obj['id']}")
+            self.skipped += 1
             return
         self.entries.append(scrub(obj))
 

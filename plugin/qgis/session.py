@@ -7,11 +7,13 @@ from typing import Any, List, Optional, Tuple
 from qgis.core import QgsApplication, QgsProject
 from qgis.PyQt.QtCore import QObject, pyqtSignal
 
+from ..core.audit import AuditError
 from ..core.execute import Executor
 from ..core.frame import Frame, frame_from_dict
 from ..core.interpret_model import ModelError, backend_from_setting
 from ..core.pack import Pack, load_pack
 from ..core.pipeline import Answer, Pipeline
+from ..core.user_examples import with_user_examples
 from . import settings as settings_mod
 from .connections import dsn_for
 from .present import Presented, present
@@ -63,7 +65,9 @@ class Session(QObject):
         if self._pack is None or pack_dir != self._pack_dir:
             if not pack_dir:
                 raise SessionError("No knowledge pack is set: choose one in MapAsk's settings.")
-            self._pack, self._pack_dir = load_pack(pack_dir), pack_dir
+            # approved examples promoted from audits teach the interpreter: they travel with the pack
+            self._pack = with_user_examples(load_pack(pack_dir), self.settings.effective_user_pack_dir())
+            self._pack_dir = pack_dir
         return self._pack
 
     def pipeline(self) -> Pipeline:
@@ -114,13 +118,55 @@ class Session(QObject):
         return self._start(task)
 
     def replay(self, entry_id: str) -> AskTask:
+        """Run an entry again on the chosen connection, with no model and so no model judge.
+
+        An answer re-runs its stored final frame. A question that was not answered has no final frame (its
+        frame is the draft the pipeline stopped at: run as such, "asdf qwer" would count every record), so it is
+        asked again through the rules interpreter, which says whether it still asks back or now answers."""
         if self.task is not None:
             raise SessionError("MapAsk is still answering a question.")
         entry = self.audit.store.get(entry_id)
-        if not entry.get("frame"):
-            raise SessionError("This entry has no final frame to replay (it was not understood).")
-        task = AskTask(self.pipeline(), entry.get("question", ""), replay_of=entry)
+        answered = entry.get("status") == "answered"
+        if answered and not entry.get("frame"):
+            raise SessionError("This entry has no final frame to replay.")
+        previous = None if answered else self._replay_previous(entry)
+        pipe, question = self._replay_pipeline(), entry.get("question", "")
+        task = AskTask(pipe, question, replay_of=entry) if answered else AskTask(pipe, question, previous=previous)
+        task.replaying, task.connection = entry, self.settings.connection
+        # the replay's own connection ends with it, also when the plugin is unloaded mid-replay
+        task.done.connect(lambda t: t.pipeline.executor.close())
         return self._start(task)
+
+    def _replay_previous(self, entry: dict) -> Optional[Frame]:
+        """The answer a follow-up refined, when it is still in the history (a follow-up alone means little)."""
+        try:
+            base = self.audit.store.get(entry["follow_up_of"]) if entry.get("follow_up_of") else None
+        except AuditError:
+            return None
+        return frame_from_dict(base["frame"]) if base and base.get("frame") else None
+
+    def _replay_pipeline(self) -> Pipeline:
+        """A pipeline for one replay: the current pack, connection and limits, and no model.
+
+        A replay must be deterministic: a model's interpretation or the model judge's doubt could differ from one
+        run to the next, and a replay needs no model (an answer's final frame is already settled)."""
+        name = self.settings.connection
+        if not name:
+            raise SessionError("Choose a PostGIS connection first (saved in QGIS's Browser under PostgreSQL).")
+        dsn = dsn_for(name)
+        executor = self.executor_factory(dsn, timeout_ms=self.settings.timeout_s * 1000,
+                                         row_cap=self.settings.row_cap)
+        max_cost = float(self.settings.cost_limit) if self.settings.cost_gate else None
+        return Pipeline(self.pack(), dsn, executor=executor, model=None, judge=False, max_cost=max_cost)
+
+    def _record_replay(self, task: AskTask) -> None:
+        """Keep the replay in its entry, with the pack and connection it ran on, and tell the dock."""
+        a, pack = task.answer, task.pipeline.pack
+        record = self.audit.store.record_replay(
+            task.replaying["id"], a.result_hash, len(a.rows), a.status, error=a.error,
+            pack={"id": pack.id, "version": pack.version, "hash": pack.content_hash},
+            connection=task.connection, rerun="frame" if task.replay_of is not None else "question")
+        self.replayed.emit(record, a)
 
     def cancel(self) -> None:
         if self.task is not None:
@@ -143,10 +189,8 @@ class Session(QObject):
             self.failed.emit("The question was cancelled before it started." if task.isCanceled()
                              else f"MapAsk failed: {task.error}")
             return
-        if task.replay_of is not None:
-            record = self.audit.store.record_replay(task.replay_of["id"], task.answer.result_hash,
-                                                    len(task.answer.rows), task.answer.status)
-            self.replayed.emit(record, task.answer)
+        if getattr(task, "replaying", None) is not None:
+            self._record_replay(task)
             return
         base = getattr(task, "follow_up_of", None)
         entry = self.audit.store.add(task.entry, follow_up_of=base.entry["id"] if base else None,
@@ -170,7 +214,9 @@ class Session(QObject):
         return self.audit.store.review(entry_id, verdict, comment, self.reviewer())
 
     def promote(self, entry_id: str) -> Path:
-        return self.audit.store.promote(entry_id, self.settings.effective_user_pack_dir(), self.pack().id)
+        path = self.audit.store.promote(entry_id, self.settings.effective_user_pack_dir(), self.pack().id)
+        self._pack = None  # the next question reads the example just promoted
+        return path
 
     def layers_of(self, entry: dict) -> List:
         """The entry's layers still in the project (the user may have removed some)."""

@@ -1,5 +1,5 @@
 """The audit history saved in the .qgz: read back identical, damaged entries reported and skipped, a save to a full
-disk reported with nothing lost, replay, review, promote."""
+disk reported with nothing lost, replay (after a reopen too), review, promote."""
 
 import errno
 import json
@@ -8,12 +8,14 @@ import re
 import resource
 import signal
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
+from xml.sax.saxutils import escape
 
 import pytest
 import yaml
-from mapask_qgis_helpers import READER, ask, dock, flush, pg_connection, wait_idle  # noqa: F401
+from mapask_qgis_helpers import CONNECTION, READER, ask, dock, flush, pg_connection, wait_idle  # noqa: F401
 from qgis.core import Qgis, QgsProject
 from qgis.PyQt.QtCore import QTimer
 
@@ -124,6 +126,128 @@ def test_replay_notices_a_changed_result(dock):
     (replay,) = dock.session.audit.store.get(shown.entry["id"])["replays"]
     assert not replay["match"]
     assert "different result" in dock.audit_panel.detail.toPlainText()
+
+
+def test_reopened_history_is_identical_and_replays_to_the_same_result(dock, tmp_path):
+    """Answered questions saved in a .qgz and opened in a fresh project: the same history, and Replay matches."""
+    for q in ("top 5 towns with the most crashes", "crashes by neighborhood"):
+        assert ask(dock, q).answer.status == "answered"
+    before = json.loads(json.dumps(dock.session.audit.store.entries))
+    qgz = save_project(tmp_path / "replay.qgz")
+
+    reopen(qgz)
+    store, panel = dock.session.audit.store, dock.audit_panel
+    assert store.entries == before and store.problems == [] and dock.session.last is None
+    for old in before:
+        panel.select(old["id"])
+        assert panel.replay_button.isEnabled()
+        panel.replay_button.click()
+        wait_idle(dock)
+        (replay,) = store.get(old["id"])["replays"]
+        assert replay["match"] and replay["result_hash"] == old["result_hash"] and replay["row_count"] == old["row_count"]
+        assert replay["rerun"] == "frame" and replay["notes"] == [] and replay["pack"]["hash"] == old["pack"]["hash"]
+        assert "same result" in panel.detail.toPlainText()
+    assert [e["id"] for e in store.entries] == [e["id"] for e in before]  # a replay is not a new question
+    assert any("Replay: same result" in m for m in dock.iface.messageBar().get_messages(Qgis.Info))
+
+    save_project(qgz)  # the replays are kept with their entries, in a shape the next opening accepts
+    reopen(qgz)
+    again = dock.session.audit.store
+    assert again.problems == [] and [len(e["replays"]) for e in again.entries] == [1, 1]
+
+
+HAND_EDITS = [("pack", "p"), ("row_count", "12"), ("row_count", None), ("replays", ["x"]),
+              ("review", {"status": "approved", "comment": "", "history": ["a", "b"]}), ("promoted", "yes"),
+              ("layer_ids", [1])]
+
+
+def test_entries_edited_into_a_wrong_shape_are_set_aside_with_a_warning(dock, tmp_path, monkeypatch):
+    """The auditor's hand edits: each damaged entry is named with its reason, the panel shows the rest, and the
+    message bar says how many were set aside (the History tab may not be open)."""
+    ask(dock, "top 5 towns with the most crashes")
+    (good,) = json.loads(json.dumps(dock.session.audit.store.entries))
+    qgz = save_project(tmp_path / "edited.qgz")
+    edited = {f"edit{i:04d}": {**good, "id": f"edit{i:04d}", "seq": i + 2, "question": f"edit {i}", key: value}
+              for i, (key, value) in enumerate(HAND_EDITS)}
+
+    def add_edited_copies(text: str) -> str:
+        end = text.index(f"</e{good['id']}>") + len(f"</e{good['id']}>")
+        copies = "".join(f'<e{k} type="QString">{escape(json.dumps(e))}</e{k}>' for k, e in edited.items())
+        return text[:end] + copies + text[end:]
+    rewrite_qgs(qgz, add_edited_copies)
+    raised = []  # an exception in a Qt slot (the panel's refresh) goes to sys.excepthook, not to the test
+    monkeypatch.setattr(sys, "excepthook", lambda *exc: raised.append(exc))
+    dock.iface.messageBar().clear_messages()
+
+    reopen(qgz)
+    store, panel = dock.session.audit.store, dock.audit_panel
+    assert raised == []
+    assert store.entries == [good] and store.skipped == len(HAND_EDITS) == len(store.problems)
+    for entry_id, (key, _value) in zip(edited, HAND_EDITS):
+        (problem,) = [p for p in store.problems if p.startswith(f"entry {entry_id} ")]
+        assert f"{key}" in problem.split(":", 1)[1], problem
+    assert panel.list.count() == 1 and not panel.problems.isHidden()
+    shown = panel.detail.toPlainText()
+    assert "top 5 towns with the most crashes" in shown and "No questions recorded" not in shown
+    warnings = dock.iface.messageBar().get_messages(Qgis.Warning)
+    assert any(f"set aside {len(HAND_EDITS)} damaged audit entries" in m and "kept 1" in m for m in warnings), warnings
+
+
+def test_replay_of_questions_that_were_not_answered_compares_their_status(dock):
+    store, panel = dock.session.audit.store, dock.audit_panel
+    clarify = ask(dock, "crashes in paris")
+    refused = ask(dock, "delete all crashes")
+    assert (clarify.answer.status, refused.answer.status) == ("clarify", "refused")
+    for shown, summary in ((clarify, "still asks back"), (refused, "still refuses")):
+        panel.select(shown.entry["id"])
+        assert panel.replay_button.isEnabled()
+        panel.replay_button.click()
+        wait_idle(dock)
+        (replay,) = store.get(shown.entry["id"])["replays"]
+        assert replay["match"] and replay["summary"] == summary and replay["rerun"] == "question"
+        text = panel.detail.toPlainText()
+        assert summary in text and "different result" not in text
+    assert any("Replay: still asks back" in m for m in dock.iface.messageBar().get_messages(Qgis.Info))
+
+    # an entry recorded as asking back, whose question the pack answers now
+    now = ask(dock, "crashes in springfield")
+    store.update(now.entry["id"], status="clarify", result_hash="", row_count=0)
+    dock.session.replay(now.entry["id"])
+    wait_idle(dock)
+    (replay,) = store.get(now.entry["id"])["replays"]
+    assert replay["status"] == "answered" and not replay["match"]
+    assert replay["summary"] == (f"now answers (it asked back when asked): {len(now.answer.rows)} rows, "
+                                 f"hash {now.answer.result_hash}")
+    assert len(store.entries) == 3
+
+
+def test_replay_names_a_changed_pack_and_connection_and_needs_no_model(dock):
+    shown = ask(dock, "crashes by neighborhood")
+    entry_id, store = shown.entry["id"], dock.session.audit.store
+    store.update(entry_id, pack={**shown.entry["pack"], "hash": "0000000000000000"}, connection="Old office db")
+    # a model and its judge configured at an address where nothing answers: a replay must not use them
+    settings = dock.session.settings
+    settings.model_kind, settings.model_url, settings.model_judge = "server", "http://127.0.0.1:9/v1", True
+    stages, answers = [], []
+    dock.session.stage.connect(stages.append)
+    dock.session.replayed.connect(lambda _record, answer: answers.append(answer))
+
+    task = dock.session.replay(entry_id)
+    assert task.pipeline.model is None and task.pipeline.judge_model is None
+    wait_idle(dock)
+    (replay,) = store.get(entry_id)["replays"]
+    (answer,) = answers
+    assert answer.judge is None and answer.model is None and "execute" in stages
+    assert "judge" not in stages and "model" not in stages
+    assert replay["match"] and replay["result_hash"] == shown.answer.result_hash
+    pack = dock.session.pack()
+    assert replay["notes"] == [
+        f"the knowledge pack changed since: {pack.id} {pack.version} (hash 0000000000000000) -> "
+        f"{pack.id} {pack.version} (hash {pack.content_hash})",
+        f"replayed on the connection '{CONNECTION}'; the question was asked on 'Old office db'"]
+    text = dock.audit_panel.detail.toPlainText()
+    assert "the knowledge pack changed since" in text and "'Old office db'" in text
+    assert any("knowledge pack changed since" in m for m in dock.iface.messageBar().get_messages(Qgis.Warning))
 
 
 def test_history_exports_as_jsonl_without_secrets(dock, tmp_path):
