@@ -22,7 +22,7 @@ def test_recipe_defaults_apply_when_the_question_is_silent(pipeline, admin):
     assert a.recipe["params"] == {"limit": 10} and len(a.rows) == 10
     ref = rows(admin, """SELECT city_town_name, sum(CASE WHEN crash_severity_descr IN ('Fatal injury','Non-fatal injury')
                          THEN 21 ELSE 1 END) e FROM ma.massdot_crash GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10""")
-    assert [tuple(r) for r in a.rows] == [tuple(r) for r in ref]
+    assert [tuple(r[:2]) for r in a.rows] == [tuple(r) for r in ref]
 
 
 def test_questions_without_a_trigger_use_the_rules_frame(pipeline):

@@ -129,7 +129,9 @@ class Compiler:
         pf = ent.places.get(pl.entity) if pl.entity else None
         if pf:
             val = pl.name.upper() if pf.get("case") == "upper" else pl.name.title() if pf.get("case") == "title" else pl.name
-            return exp.EQ(this=col(pf["field"], t), expression=lit(val))
+            also = (pf.get("same") or {}).get(pl.name, [])  # the same area spelt another way in this field
+            return col(pf["field"], t).isin(*[lit(v) for v in [val, *also]]) if also else \
+                exp.EQ(this=col(pf["field"], t), expression=lit(val))
         sub = (exp.select(lit(1)).from_(table_ref(self.pack, area, "a"))
                .where(exp.and_(area_name(area, [pl.name]), exp.func("ST_Intersects", col("geom", "a"), col("geom", t)))))
         return exp.Exists(this=sub)
@@ -173,6 +175,9 @@ class Compiler:
                 case = case.when(col(ent.severity_field, t).isin(*[lit(x) for x in labels]), lit(w))
             case = case.else_(lit(conv["default_weight"]))
             return [exp.Sum(this=case).as_("epdo")]
+        if m in ("sum", "avg"):
+            agg = exp.Sum if m == "sum" else exp.Avg
+            return [agg(this=col(f.measure.field, t)).as_(measure_column(f))]
         count = star()
         if f.intent == "share" or (f.compare and f.share_of):
             if f.share_of:
@@ -409,7 +414,7 @@ class Compiler:
             sel = sel.group_by(*group_exprs)
         ctes.append(("aggregated", sel))
         last = "aggregated"
-        value_col = "epdo" if f.measure.kind == "epdo" else "share_pct" if f.intent == "share" else "count"
+        value_col = measure_column(f)
         if f.measure.kind == "rate":
             pop_ent = p.entity(p.convention("population", "entity"))
             pop_field = p.convention("population", "field")
@@ -422,6 +427,10 @@ class Compiler:
             if key:
                 kname = key.key if key.kind == "field" else key.key
                 on = exp.EQ(this=col(name_col, "p"), expression=exp.column(kname, "g"))
+                same = (ent.places.get(pop_ent.name) or {}).get("same") or {}
+                for area_name_, spellings in same.items():  # the area spelt another way in the records
+                    on = exp.or_(on, exp.and_(exp.EQ(this=col(name_col, "p"), expression=lit(area_name_)),
+                                              exp.column(kname, "g").isin(*[lit(v) for v in spellings])))
                 rsel = (exp.select(exp.column(kname, "g"), exp.column(num, "g"), col(pop_field, "p").as_("population"),
                                    rate.as_("rate_per_" + str(per)))
                         .from_(cte_ref(last, "g")).join(table_ref(p, pop_ent, "p"), on=on))
@@ -449,13 +458,16 @@ class Compiler:
             label_cols = [s.alias_or_name for s in selects if not s.alias_or_name.endswith("_order")]
             by_value = exp.Ordered(this=exp.column(value_col, "r"), desc=direction, nulls_first=False)
             if f.rank.limit:
-                # 'top 5': rows tied with the 5th are shown too (ordered by the value alone, or no row would tie)
-                top = exp.select(exp.Star()).from_(cte_ref(last, "r")).order_by(by_value.copy())
-                top.set("limit", exp.Fetch(direction="FIRST", count=lit(int(f.rank.limit)),
-                                           limit_options=exp.LimitOptions(rows=True, with_ties=True)))
-                ctes.append(("top", top))
-                final = exp.select(exp.Star()).from_(cte_ref("top", "r"))
+                # 'top 5' gives 5 rows, ties broken by name as analysts do; each row's rank and the number of
+                # groups sharing its value let the answer say when the cut falls inside a tie
+                over = exp.Window(this=exp.func("RANK"), order=exp.Order(expressions=[by_value.copy()]))
+                tied = exp.Window(this=exp.Count(this=exp.Star()), partition_by=[exp.column(value_col, "r")])
+                ctes.append(("ranked", exp.select(exp.Star(), over.as_("rank"), tied.as_("tied"))
+                             .from_(cte_ref(last, "r"))))
+                final = exp.select(exp.Star()).from_(cte_ref("ranked", "r"))
             final = final.order_by(by_value, *[exp.column(c, "r") for c in label_cols])
+            if f.rank.limit:
+                final = final.limit(int(f.rank.limit))
             order_matters = True
         elif sorts:
             final = final.order_by(*[exp.column(c, "r") for c in sorts])
@@ -464,3 +476,10 @@ class Compiler:
             final = final.order_by(exp.Ordered(this=exp.column(value_col, "r"), desc=True),
                                    *[exp.column(s.alias_or_name, "r") for s in selects])
         return final, order_matters
+
+
+def measure_column(f: Frame) -> str:
+    """The name of the column holding the answer's measure (rates are named by their denominator later)."""
+    if f.measure.kind in ("sum", "avg"):
+        return f"{f.measure.kind}_{f.measure.field}"
+    return "epdo" if f.measure.kind == "epdo" else "share_pct" if f.intent == "share" else "count"

@@ -50,6 +50,10 @@ def describe(pack: Pack, f: Frame, one: bool = False) -> str:
 def explain(pack: Pack, f: Frame, columns: list[str], rows: list, value_col: int | None, notes: list[str],
             truncated: bool) -> str:
     what = describe(pack, f)
+    if f.measure.kind in ("sum", "avg"):
+        fld = pack.entity(f.target).fields.get(f.measure.field or "")
+        unit = f" ({fld.unit})" if fld and fld.unit else ""
+        what = f"{'total' if f.measure.kind == 'sum' else 'average'} {fld.label if fld else f.measure.field}{unit} of {what}"
     if f.intent in ("list", "locate"):
         s = f"Found {len(rows):,}{'+' if truncated else ''} {what}."
     elif f.compare:
@@ -64,7 +68,9 @@ def explain(pack: Pack, f: Frame, columns: list[str], rows: list, value_col: int
         s = f"No {what} were found."
     elif len(rows) == 1 and value_col is not None and len(columns) <= 4 and not f.group_by:
         v = rows[0][value_col]
-        if f.intent == "share":
+        if f.measure.kind in ("sum", "avg"):
+            s = f"The {what} is {_fmt(v) if v is not None else 'unknown (no values)'}."
+        elif f.intent == "share":
             s = f"{_fmt(v)}% of {what} ({_fmt(rows[0][0])} of {_fmt(rows[0][1])})." if v is not None else f"No {what}."
         elif f.measure.kind == "epdo":
             s = f"The {pack.convention('epdo', 'name', default='severity-weighted')} score of {what} is {_fmt(v)}."
@@ -80,8 +86,12 @@ def explain(pack: Pack, f: Frame, columns: list[str], rows: list, value_col: int
             names = language(pack.raw.get("language", "en"))["month_names"]
             rows = [[names.get(r[0], r[0]), *r[1:]] for r in rows]
         top = rows[0]
-        if f.measure.kind == "epdo":
+        if f.measure.kind == "epdo" or f.measure.field == "epdo":
             what = f"{pack.convention('epdo', 'name', default='severity-weighted score')} of {what}"
+        if f.measure.kind == "rate":
+            what = f"{what} per {f.measure.per or 1000:,} residents"
+        if f.intent == "share" and columns[value_col or 0] == "share_pct":
+            what = f"share (%) of {what}"
         if f.intent == "trend" and len(rows) == 1:
             s = f"{what[0].upper() + what[1:]}: {_fmt(top[value_col])}, all in {columns[label]} {_lab(top[label])}."
         elif f.intent == "trend":
@@ -96,13 +106,14 @@ def explain(pack: Pack, f: Frame, columns: list[str], rows: list, value_col: int
             by = fld.label if fld else columns[label].replace("_", " ")
             s = f"{what[0].upper() + what[1:]} by {by}: {shown}" + \
                 (f" and {len(rows) - 5} more." if len(rows) > 5 else ".")
-            tied = [r for r in rows if r[value_col] == top[value_col]]
             if f.rank and f.rank.limit == 1:
-                most = "most" if f.rank.order == "desc" else "fewest"
-                s = (f"{_lab(top[label])} has the {most} {what} ({_fmt(top[value_col])})." if len(tied) == 1 else
-                     f"{' and '.join(_lab(r[label]) for r in tied)} share the {most} {what} ({_fmt(top[value_col])}).")
-            elif f.rank and f.rank.limit and len(rows) > f.rank.limit:
-                s += f" {len(rows)} are shown for a top {f.rank.limit}: the last places are tied."
+                s = f"{_lab(top[label])} has the {'most' if f.rank.order == 'desc' else 'fewest'} {what} ({_fmt(top[value_col])})."
+            if f.rank and f.rank.limit and "tied" in columns:
+                last = rows[-1][value_col]
+                left_out = rows[-1][columns.index("tied")] - sum(1 for r in rows if r[value_col] == last)
+                if left_out > 0:
+                    s += (f" {left_out:,} more {'ties' if left_out == 1 else 'tie'} with the last one shown "
+                          f"({_fmt(last)}), not listed.")
     if notes:
         s += " Note: " + notes[0] + "."
     return s

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import lru_cache
 from dataclasses import asdict, dataclass, fields, is_dataclass
 from dataclasses import field as dc_field
 from typing import Any, Optional, get_args, get_origin, get_type_hints
@@ -134,6 +135,8 @@ def _build(tp: Any, value: Any) -> Any:
     if value is None:
         return None
     if origin is list:
+        if not isinstance(value, list):  # a string would be split into characters
+            raise ValueError(f"expected a list, got {type(value).__name__} {value!r}")
         (inner,) = get_args(tp)
         return [_build(inner, v) for v in value]
     if origin is not None and type(None) in get_args(tp):  # Optional[X]
@@ -170,6 +173,22 @@ def _schema_of(tp: Any, defs: dict) -> dict:
         return {"$ref": f"#/definitions/{name}"}
     return {str: {"type": "string"}, int: {"type": "integer"}, float: {"type": "number"},
             bool: {"type": "boolean"}, dict: {"type": "object"}}.get(tp, {})
+
+
+def frame_problems(f: Frame) -> list[str]:
+    """Where a frame breaks its JSON schema, as 'path: message' (at most 5); empty when it conforms or when
+    jsonschema is not installed (a stock QGIS: the repair and compile checks still stand)."""
+    try:
+        import jsonschema
+    except ImportError:
+        return []
+    errors = jsonschema.Draft7Validator(_schema()).iter_errors(f.to_dict())
+    return [f"{'.'.join(map(str, e.path)) or 'frame'}: {e.message}" for e in list(errors)[:5]]
+
+
+@lru_cache(maxsize=1)
+def _schema() -> dict:
+    return frame_json_schema()
 
 
 def frame_json_schema() -> dict:

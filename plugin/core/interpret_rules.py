@@ -115,7 +115,19 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         else:
             ann.unknown.append(s.text)  # a number compared with nothing MapAsk knows: said, not ignored
     target_preds.sort(key=lambda sp: sp[0].start)
-    filtered = {(e, fl) for sp in pred_spans for e, fl in _pred_fields(pack, _predicate(sp))}
+    # 'average age of ...', 'total population of ...': the sum or mean of a number field, not a count
+    for kind in ("sum", "avg"):
+        for c in cx.cue(kind):
+            fld = next((s for s in spans if 0 <= s.start - c.end <= 2 and any(
+                _numeric(pack, *r) for r in readings(s, "field"))), None)
+            if fld is None:
+                continue
+            ent, fname = next(r for r in readings(fld, "field") if _numeric(pack, *r))
+            f.measure = Measure(kind, field=fname)
+            used_fields.append(fld)
+            if target_span is None or fname not in pack.entities[f.target].fields:
+                f.target = ent  # 'total population of towns in X': the records holding the number
+    filtered = {(e, fl) for sp in pred_spans for e, fl in pred_fields(pack, _predicate(sp))}
     for s in target_spans:
         # a field named without a value ('severity breakdown', 'road surface conditions for crashes in X') asks
         # for its distribution, unless a value of that field is asked for too ('weather was snow')
@@ -357,13 +369,18 @@ def _applies(pack: Pack, p: Predicate, entity: str) -> bool:
     return p.entity == entity
 
 
+def _numeric(pack: Pack, entity: str, field: str) -> bool:
+    f = pack.entities[entity].fields.get(field) if entity in pack.entities else None
+    return bool(f and f.kind == "number")
+
+
 def _measurable(pack: Pack, entity: str, field: str) -> bool:
     """A field a number can be compared with: a number, or published in bands ('75-84')."""
     f = pack.entities[entity].fields.get(field) if entity in pack.entities else None
     return bool(f and (f.kind == "number" or any(band(c) for c in f.codes)))
 
 
-def _pred_fields(pack: Pack, p: Predicate) -> list[tuple[str, str]]:
+def pred_fields(pack: Pack, p: Predicate) -> list[tuple[str, str]]:
     """(entity, field) pairs a concept or label predicate tests."""
     if p.concept:
         c = pack.concepts.get(p.concept)

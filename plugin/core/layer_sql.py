@@ -49,11 +49,9 @@ def _col(name: str, table: str) -> exp.Column:
 
 def value_column(columns: list[str]) -> str | None:
     """The measure column of an aggregated answer, by the names the compiler gives them."""
-    for name in ("share_pct", "epdo"):
-        if name in columns:
-            return name
-    rate = next((c for c in columns if c.startswith("rate_per_")), None)
-    return rate or next((c for c in VALUE_COLUMNS if c in columns), None)
+    # a rate (or sum, mean) is computed from the count or EPDO beside it: it is the answer
+    named = next((c for c in columns if c.startswith(("rate_per_", "sum_", "avg_"))), None)
+    return named or next((c for c in VALUE_COLUMNS if c in columns), None)
 
 
 def name_column(ent: Entity) -> str:

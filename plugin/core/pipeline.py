@@ -17,14 +17,17 @@ from .compile_sql import Compiler
 from .errors import CompileError, CostLimitError, ExecutionError, MapAskError
 from .execute import Executor
 from .explain import explain
-from .frame import Frame, Place, frame_from_dict
+from .frame import Frame, Place, Side, frame_from_dict
 from .guard import Guard
-from .interpret_rules import interpret
+from .interpret_rules import interpret, pred_fields
+from .layer_sql import value_column
 from .pack import Pack, load_pack, measures_summary, pack_summary
 from .plan import plan as make_plan
 from .interpret_model import Backend, interpret_with_model
 from .judge import judge_answer
 from .recipes import match_recipe
+from .user_examples import approved_example
+from .spans import has
 from .text import normalize
 from .repair import Repairer
 from .pack import language_for
@@ -187,6 +190,14 @@ class Pipeline:
             frame = interpret(ann, self.pack, q)
             recipe = match_recipe(self.pack, ann)
             a.candidates = [frame.to_dict()]
+            approved = None if recipe else approved_example(self.pack, q)
+            if approved:
+                # the same question, answered and approved by a reviewer: their frame, not a fresh reading
+                a.candidates.append(approved["frame"])
+                a.recipe = {"id": "approved_example", "title": approved["question"],
+                            "params": {"audit_entry": (approved.get("source") or {}).get("audit_entry")}}
+                frame = frame_from_dict(approved["frame"])
+                ann.unknown = []
             if recipe:
                 # a reviewed analysis beats a fresh interpretation; both stay in the audit
                 a.candidates.append(recipe.frame.to_dict())
@@ -195,12 +206,13 @@ class Pipeline:
                 trig = {t for r in self.pack.recipes if r["id"] == recipe.id for p in r["triggers"] for t in p.split()}
                 ann.unknown = [u for u in ann.unknown if u not in trig]
             if previous is not None:
-                frame = _follow_up(previous, frame)
+                comparing = any(has(s, "cue", "compare") and s.text != "or" for s in ann.spans)
+                frame = _follow_up(self.pack, previous, frame, comparing)
             t["interpret"] = (clock() - t0) * 1000
             a.unknown = list(ann.unknown)
-            refusal = None if recipe else self._understood(ann, frame)
+            refusal = None if recipe or approved else self._understood(ann, frame)
             model_frame = None
-            if self.model is not None and not recipe:
+            if self.model is not None and not recipe and not approved:
                 step("model")
                 t0 = clock()
                 model_frame, mlog = interpret_with_model(self.model, self.pack, q, self._resolve_place)
@@ -420,16 +432,19 @@ class Pipeline:
 
 
 def _value_col(columns: list[str], f: Frame) -> int | None:
-    for name in tuple(c for c in columns if c.startswith("rate_per_")) + ("share_pct", "epdo", "count"):
-        if name in columns:
-            return columns.index(name)
-    return None
+    name = value_column(columns)
+    return columns.index(name) if name else None
 
 
-def _follow_up(prev: Frame, new: Frame) -> Frame:
-    """'only at night', 'now for 2016': keep the previous question and apply what the new one says."""
+def _follow_up(pack: Pack, prev: Frame, new: Frame, comparing: bool = False) -> Frame:
+    """'only at night', 'now for 2016': keep the previous question and apply what the new one says;
+    'compare with somerville' (`comparing`, one new side) sets the previous place, time or condition beside it."""
     import copy
     f = copy.deepcopy(prev)
+    if comparing and not new.compare and not prev.compare:
+        side = _side_against(pack, f, new)
+        if side:
+            return side
     if new.target and new.target != prev.target and not new.filters and new.time.empty():
         f.target = new.target
     f.filters += new.filters
@@ -447,4 +462,31 @@ def _follow_up(prev: Frame, new: Frame) -> Frame:
     if new.compare:
         f.compare, f.intent = new.compare, "compare"
     f.notes = prev.notes + ["follow-up"]
+    return f
+
+
+def _side_against(pack: Pack, f: Frame, new: Frame) -> Frame | None:
+    """The previous frame `f` compared with the one thing the follow-up names (a place, a period, a condition
+    on a field the previous question also conditioned); None when the follow-up names none of these."""
+    def names(places: list[Place]) -> str:
+        return ", ".join(p.name or p.text for p in places)
+    if new.scope and f.scope:
+        sides = [Side(label=names(f.scope), scope=f.scope), Side(label=names(new.scope), scope=new.scope)]
+        f.scope = []
+    elif not new.time.empty() and not f.time.empty():
+        sides = [Side(label=" ".join(t.text).removeprefix("in ") or said, time=t)
+                 for t, said in ((f.time, "before"), (new.time, "now"))]
+        f.time = type(f.time)()
+    else:
+        def fields(preds: list) -> set[str]:
+            return {x.split(".")[-1] for p in preds for _, fl in pred_fields(pack, p) for x in (fl or "").split("|")}
+        said = fields(new.filters) - {""}
+        old = [p for p in f.filters if fields([p]) & said]
+        if not new.filters or not old:
+            return None
+        sides = [Side(label=" ".join(p.text for p in old), filters=old),
+                 Side(label=" ".join(p.text for p in new.filters), filters=new.filters)]
+        f.filters = [p for p in f.filters if p not in old]
+    f.intent, f.compare, f.rank = "compare", sides, None
+    f.notes = f.notes + ["follow-up"]
     return f

@@ -5,7 +5,7 @@ import copy
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .frame import INTENTS, Frame, Group, Measure, Place, Predicate, TimeSpec
+from .frame import INTENTS, Frame, Group, Measure, Place, Predicate, TimeSpec, frame_problems
 from .numbers import band, holds
 from .pack import Entity, Pack, norm_label
 
@@ -37,6 +37,10 @@ class Repairer:
         r = RepairResult(f)
         log = lambda code, path, before, after, reason: r.repairs.append(
             Repair(code, path, _plain(before), _plain(after), reason))
+        broken = frame_problems(f)
+        if broken:  # wrong shapes (a year written as text) would fail later in ways that explain nothing
+            r.problems.append("the frame does not match its schema: " + "; ".join(broken))
+            return r
         if f.intent not in INTENTS:
             log("intent", "intent", f.intent, "list", "unknown intent")
             f.intent = "list"
@@ -192,7 +196,14 @@ class Repairer:
             q = Predicate(field=match.name, op=q.op, values=q.values, entity=ent.name, text=q.text)
         if q.op in ("gt", "gte", "lt", "lte"):
             return self._threshold(ent, q, path, log, r)
-        return self._from_where(ent, {"field": q.field, q.op: q.values}, q.text, path, log, r)
+        # a frame's operators in the pack's 'where' words: eq holds one value, between is a range
+        key = {"between": "range"}.get(q.op, q.op)
+        val = q.values[0] if q.op == "eq" and len(q.values) == 1 else q.values
+        built = self._from_where(ent, {"field": q.field, key: val}, q.text, path, log, r)
+        if built is None and q.field in ent.fields:
+            log("filter_dropped", path, asdict(q), None, f"operator '{q.op}' cannot be applied to {q.field}")
+            r.problems.append(f"'{q.text or q.field}': the condition '{q.op}' is not one MapAsk can apply")
+        return built
 
     def _threshold(self, ent: Entity, q: Predicate, path: str, log, r: RepairResult) -> Predicate | None:
         """'75 or older' on a number field stays a comparison; on a field published as bands ('75-84', '>84')
@@ -399,6 +410,14 @@ class Repairer:
 
     def _resolve_measure(self, ent: Entity, f: Frame, log, r: RepairResult) -> None:
         m = f.measure
+        if m.kind in ("sum", "avg"):
+            fld = ent.fields.get(m.field or "")
+            if fld is None or fld.kind != "number":
+                log("measure", "measure", asdict(m), asdict(Measure("count")),
+                    f"{ent.plural} have no number field '{m.field}' to add up or average")
+                r.problems.append(f"a {'total' if m.kind == 'sum' else 'average'} needs a number field of "
+                                  f"{ent.plural}; '{m.field}' is not one")
+                f.measure = m = Measure("count")
         if m.kind == "epdo" and not ent.severity_field:
             log("measure", "measure.kind", "epdo", "count", f"{ent.label} records have no severity")
             r.problems.append(f"{self.pack.convention('epdo', 'name', default='a severity-weighted score')} needs a "
