@@ -287,7 +287,7 @@ def test_two_streets_joined_by_and_are_their_intersection(pipeline, admin):
 
 def test_numeric_thresholds_on_banded_fields(pipeline, admin):
     """'75 or older' on a field published in age bands selects the bands wholly inside the condition; a band
-    that straddles it is named in a note; a number compared with a count is asked back, not ignored."""
+    that straddles it is named in a note."""
     a = pipeline.ask("percentage of crashes where the oldest driver was 75 or older")
     pred = a.frame["share_of"][0]
     assert pred["field"] == "age_drvr_oldest" and set(pred["values"]) == {"75-84", ">84"}
@@ -296,8 +296,6 @@ def test_numeric_thresholds_on_banded_fields(pipeline, admin):
     assert abs(float(a.rows[0][-1]) - float(want)) < 1e-9
     b = pipeline.ask("how many crashes where the oldest driver was over 80")
     assert b.frame["filters"][0]["values"] == [">84"] and any("75-84" in n for n in b.notes)
-    c = pipeline.ask("towns with more than 100 crashes")
-    assert c.status == "clarify" and "more than 100" in c.answer
 
 
 def test_names_linked_to_a_place_field_value_take_that_field(pipeline, admin):
@@ -394,3 +392,27 @@ def test_follow_up_comparison_sets_the_previous_item_beside_the_new_one(pipeline
     b = pipeline.ask("compared to daylight", previous=frame_from_dict(a.frame))
     assert col(b, "count") == [scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE city_town_name='BOSTON' AND "
                                              "ambnt_light_descr LIKE %s", pat) for pat in ("Dark%%", "Daylight")]
+
+
+def test_conditions_on_how_many_records_each_group_has(pipeline, admin):
+    """'towns with more than 100 crashes', 'which towns had at least 3 fatal crashes': the groups whose count
+    meets the condition; with no groups named the condition is asked back, not dropped."""
+    a = ask(pipeline, "towns with more than 100 crashes")
+    ref = dict(rows(admin, "SELECT city_town_name, count(*) FROM ma.massdot_crash GROUP BY 1 HAVING count(*) > 100"))
+    assert dict(zip(col(a, "city_town_name"), col(a, "count"))) == ref and f"{len(ref)} with more than 100" in a.answer
+    a = ask(pipeline, "which towns had at least 2 fatal crashes")
+    ref = dict(rows(admin, """SELECT city_town_name, count(*) FROM ma.massdot_crash WHERE crash_severity_descr =
+                              'Fatal injury' GROUP BY 1 HAVING count(*) >= 2"""))
+    assert dict(zip(col(a, "city_town_name"), col(a, "count"))) == ref and len(ref) > 1
+    a = pipeline.ask("were there more than 100 crashes")
+    assert a.status == "clarify" and "more than 100" in a.answer and not a.sql
+
+
+@pytest.mark.parametrize("q,word", [("how many potholes in cambridge", "potholes"),
+                                    ("how many crashes caused by speeding", "speeding"),
+                                    ("crashes on christmas day", "christmas"),
+                                    ("crashes within 0.5 km of mit", "mit")])
+def test_an_unknown_word_in_the_place_of_a_thing_asked_is_asked_back(pipeline, q, word):
+    """What is counted, a cause, a day or a place the pack does not know: answering without it would mislead."""
+    a = pipeline.ask(q)
+    assert a.status == "clarify" and f"'{word}'" in a.answer and not a.sql

@@ -451,6 +451,12 @@ class Compiler:
             ctes.append(("rated", rsel))
             last = "rated"
             value_col = "rate_per_" + str(per)
+        if f.having:
+            # 'towns with more than 100 crashes': groups whose measure meets the condition
+            ops = {"gt": exp.GT, "gte": exp.GTE, "lt": exp.LT, "lte": exp.LTE}
+            keep = [ops[h.op](this=exp.column(value_col, "r"), expression=lit(h.values[0])) for h in f.having]
+            ctes.append(("kept", exp.select(exp.Star()).from_(cte_ref(last, "r")).where(exp.and_(*keep))))
+            last = "kept"
         final = exp.select(exp.Star()).from_(cte_ref(last, "r"))
         order_matters = False
         if f.rank:

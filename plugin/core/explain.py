@@ -104,6 +104,8 @@ def explain(pack: Pack, f: Frame, columns: list[str], rows: list, value_col: int
             fld = pack.entity(f.target).fields.get(columns[label]) or \
                 (pack.entity(f.near.entity).fields.get(columns[label]) if f.near and f.near.entity else None)
             by = fld.label if fld else columns[label].replace("_", " ")
+            if f.having:  # 'towns with more than 100 crashes': say which groups were kept, and how many
+                by += f" ({len(rows):,} with {' and '.join(h.text for h in f.having)})"
             s = f"{what[0].upper() + what[1:]} by {by}: {shown}" + \
                 (f" and {len(rows) - 5} more." if len(rows) > 5 else ".")
             if f.rank and f.rank.limit == 1:

@@ -110,6 +110,7 @@ class Frame:
     group_by: list[Group] = dc_field(default_factory=list)
     rank: Optional[Rank] = None
     share_of: list[Predicate] = dc_field(default_factory=list)
+    having: list[Predicate] = dc_field(default_factory=list)  # conditions on the measure per group (field empty)
     compare: list[Side] = dc_field(default_factory=list)
     output: list[str] = dc_field(default_factory=lambda: ["table"])
     unknown: list[str] = dc_field(default_factory=list)

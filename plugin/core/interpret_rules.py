@@ -34,6 +34,9 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     topn = [s for s in spans if s.kind == "topn"]
     distances = [s for s in spans if s.kind == "distance"]
     superlative = bool(rank_desc or rank_asc or topn)
+    # 'more than 100 crashes', 'at least 5 pedestrian crashes': a condition on how many records each group has
+    counts = [c for c in spans if c.kind == "numcmp" and any(
+        c in cx.before(e, 3) and _is_event(pack, readings(e, "entity")) for e in entity_spans if readings(e, "entity"))]
 
     # --- roles of entity words: near (support), group, or target
     near_spans: list[Span] = []
@@ -53,7 +56,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
             group_spans.append(s)  # ('towns by crashes per 1000 residents': the records are counted, not grouped by)
         elif ents or readings(s, "field"):
             target_spans.append(s)
-    inverse = None if superlative or group_cues or near_spans else _inverse(cx, target_spans, distances)
+    inverse = None if superlative or group_cues or near_spans or counts else _inverse(cx, target_spans, distances)
     if inverse:
         # "schools that had a pedestrian crash within 100 m": the schools are listed, the crashes qualify them
         target_spans.remove(inverse[1])
@@ -65,8 +68,9 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         if target_span and readings(s, "entity") and readings(s, "entity")[0] == readings(target_span, "entity")[0]:
             continue  # "crashes ... were injury crashes": the same records named twice
         if s is not target_span and readings(s, "entity"):
-            # a second entity word with no relation cue: a superlative makes it a group ("towns with most crashes")
-            if superlative or group_cues:
+            # a second entity word with no relation cue: a superlative makes it a group ("towns with most crashes"),
+            # and so does a condition on the count ("towns with more than 100 crashes")
+            if superlative or group_cues or counts:
                 group_spans.append(s)
             elif s.start > (target_span.end if target_span else 0) and (
                     distances or not pack.entities[readings(s, "entity")[0]].area):
@@ -105,8 +109,10 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         after = [f for f in spans if f.start == s.end and readings(f, "field") and _measurable(pack, *readings(f, "field")[0])]
         fields = after or [f for f in entity_spans if readings(f, "field") and f.end <= s.start and s.start - f.end <= 3
                            and _measurable(pack, *readings(f, "field")[0])]
-        counted = not after and any(e.start == s.end and readings(e, "entity") for e in spans)  # 'over 100 crashes'
-        if fields and not counted:
+        counted = not after and s in counts
+        if counted:
+            f.having.append(Predicate(op=s.value["op"], values=[s.value["n"]], text=s.text))
+        elif fields:
             used_fields.append(fields[-1])
             ent, fname = next((r for r in readings(fields[-1], "field") if _measurable(pack, *r)))
             said = f"{s.text} {fields[-1].text}" if after else f"{fields[-1].text} {s.text}"

@@ -390,15 +390,31 @@ class Pipeline:
         """A plain reason to ask back when too little of the question was understood, else None."""
         known = [s for s in ann.spans if s.kind not in ("cue", "timepart")]
         content = [t for t in ann.tokens if t not in self.lang["stopwords"] and not t.isdigit()]
-        ins = set(self.lang["cues"]["in"])
+        ins = set(self.lang["cues"]["in"]) | set(self.lang["cues"]["near"]) | set(self.lang["cues"]["along"]) | \
+            set(self.lang["cues"]["place_or_day"])
+        causes = [tuple(c.split()) for c in self.lang["cues"]["cause"]]
         for i, tok in enumerate(ann.tokens):
-            if tok in ann.unknown and i > 0 and ann.tokens[i - 1] in ins:
-                return (f"MapAsk found no place or feature named '{tok}' in this pack. "
+            if tok not in ann.unknown or i == 0:
+                continue
+            after_distance = ann.tokens[i - 1] in ("of", "from") and any(s.kind == "distance" and s.end == i - 1
+                                                                          for s in ann.spans)
+            if ann.tokens[i - 1] in ins or after_distance:
+                return (f"MapAsk found no place, feature or day named '{tok}' in this pack. "
                         + pack_summary(self.pack))
+            if any(tuple(ann.tokens[max(0, i - len(c)):i]) == c for c in causes):
+                # 'caused by speeding': a condition the pack does not record; answering without it would mislead
+                return (f"MapAsk does not know '{tok}' as a condition recorded in this pack: it can "
+                        f"{measures_summary(self.pack)}. " + pack_summary(self.pack))
+        said = any(s.kind == "entity" or has(s, "entity") for s in ann.spans)
+        content_unknown = [u for u in ann.unknown if not any(ch.isdigit() for ch in u)]
+        if not said and content_unknown and not frame.target:
+            # 'how many potholes in <town>': the thing asked about is a word the pack does not know
+            return (f"MapAsk does not know what '{content_unknown[0]}' {'are' if content_unknown[0].endswith('s') else 'is'}"
+                    f" in this pack. " + pack_summary(self.pack))
         for u in ann.unknown:
             if any(ch.isdigit() for ch in u):  # a numeric condition on nothing the pack records (or on a count)
-                return (f"MapAsk cannot apply '{u}': it found no recorded field it compares (conditions on counts, "
-                        f"such as 'towns with more than 100 crashes', are not supported yet). " + pack_summary(self.pack))
+                return (f"MapAsk cannot apply '{u}': it found no recorded number it compares (a field, or how many "
+                        f"records each group has). " + pack_summary(self.pack))
         heads = [s for s in ann.spans if s.kind == "entity"]
         for h in heads:
             near = [ann.tokens[i] for i in (h.start - 1, h.end) if 0 <= i < len(ann.tokens)]

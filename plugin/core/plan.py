@@ -1,4 +1,4 @@
-"""Frame -> typed DAG of operations (load, filter, scope, near, aggregate, rank, compare, output)."""
+"""Frame -> typed DAG of operations (load, filter, scope, near, aggregate, rate, keep, rank, compare, output)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -9,7 +9,7 @@ from .frame import Frame
 # what each operation consumes and produces: 'rows' of the target entity, or an aggregated 'table'
 NODE_TYPES = {"load": (None, "rows"), "filter": ("rows", "rows"), "scope": ("rows", "rows"),
               "support": (None, "rows"), "near": ("rows", "rows"), "aggregate": ("rows", "table"),
-              "rate": ("table", "table"), "rank": ("table", "table"), "compare": ("rows", "table"),
+              "rate": ("table", "table"), "keep": ("table", "table"), "rank": ("table", "table"), "compare": ("rows", "table"),
               "output": (None, None)}
 
 
@@ -69,6 +69,9 @@ def plan(frame: Frame) -> Plan:
         if frame.measure.kind == "rate":
             nodes.append(Node("rated", "rate", [last], {"per": frame.measure.per}))
             last = "rated"
+        if frame.having:
+            nodes.append(Node("kept", "keep", [last], {"where": [(h.op, h.values[0]) for h in frame.having]}))
+            last = "kept"
         if frame.rank:
             nodes.append(Node("ranked", "rank", [last], {"order": frame.rank.order, "limit": frame.rank.limit}))
             last = "ranked"

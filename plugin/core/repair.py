@@ -393,7 +393,8 @@ class Repairer:
                     f.near = Near(entity=g.key, distance_m=d, mode="within")
                     log("near_added", "near", None, {"entity": g.key, "distance_m": d},
                         f"grouping by {g.key} needs a distance: the pack's default {d:g} m")
-                    r.notes.append(f"crashes were linked to the nearest-lying {self.pack.entity(g.key).plural} within {d:g} m")
+                    r.notes.append(f"{ent.plural} were linked to the nearest-lying {self.pack.entity(g.key).plural} "
+                                   f"within {d:g} m")
                 elif f.near.entity != g.key:
                     log("group_dropped", f"group_by[{i}]", g.key, None, "grouping by a feature class not in the question")
                     continue
@@ -451,6 +452,13 @@ class Repairer:
                 f.group_by.append(g)
 
     def _structure(self, f: Frame, log, r: RepairResult) -> None:
+        if f.having and not (f.group_by or f.compare):
+            r.problems.append(f"'{f.having[0].text}' compares how many records each group has, but the question names "
+                              "no groups (e.g. 'towns with more than 100 ...')")
+        for i, h in enumerate(f.having):
+            if h.op not in ("gt", "gte", "lt", "lte") or len(h.values) != 1 or not isinstance(h.values[0], (int, float)):
+                log("having_dropped", f"having[{i}]", asdict(h), None, "a count condition needs one number and <, <=, >, >=")
+                r.problems.append(f"'{h.text or h.op}' is not a condition MapAsk can apply to a count")
         if f.intent == "compare" and len(f.compare) < 2:
             log("compare_dropped", "compare", len(f.compare), 0, "a comparison needs two sides")
             f.intent, f.compare = "count", []
@@ -466,7 +474,7 @@ class Repairer:
             f.rank.limit = 10
             log("rank_limit", "rank.limit", None, 10, "no number given: top 10")
         if f.intent == "share" and not f.share_of and not f.group_by:
-            r.problems.append("a share needs a condition (e.g. 'share of crashes at night')")
+            r.problems.append(f"a share needs a condition (e.g. 'share of {self.pack.entity(f.target).plural} that ...')")
         if f.intent == "trend" and not any(g.kind == "time" for g in f.group_by):
             f.group_by.append(Group("time", "year"))
 
