@@ -416,3 +416,14 @@ def test_an_unknown_word_in_the_place_of_a_thing_asked_is_asked_back(pipeline, q
     """What is counted, a cause, a day or a place the pack does not know: answering without it would mislead."""
     a = pipeline.ask(q)
     assert a.status == "clarify" and f"'{word}'" in a.answer and not a.sql
+
+
+def test_a_time_grouping_picks_the_source_that_records_that_time(pipeline, admin):
+    """'bicycle crashes by hour': only the bicycle crash records hold an hour, so they answer; a grouping no
+    source of that kind records is asked back with the reason."""
+    a = ask(pipeline, "bicycle crashes by hour")
+    assert a.frame["target"] == "bicycle_crash"
+    assert dict(zip(col(a, "hour"), col(a, "count"))) == dict(rows(admin, """SELECT extract(hour FROM date_time)::int,
+        count(*) FROM ma.cambridge_bicycle_crash GROUP BY 1"""))
+    b = pipeline.ask("pedestrian crashes by hour")
+    assert b.status == "clarify" and "time of day" in b.answer

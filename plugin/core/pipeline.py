@@ -284,8 +284,10 @@ class Pipeline:
             t["execute"] = (clock() - t0) * 1000
         if res.cost is not None:
             a.cost = {"estimate": res.cost, "limit": self.max_cost}
-        a.columns = res.columns
-        a.rows = [[_jsonable(v) for v in r] for r in res.rows]
+        # '<group>_order' columns only put groups in calendar order (the SQL sorts by them): not shown
+        keep = [i for i, c in enumerate(res.columns) if not (c.endswith("_order") and c[:-6] in res.columns)]
+        a.columns = [res.columns[i] for i in keep]
+        a.rows = [[_jsonable(r[i]) for i in keep] for r in res.rows]
         a.truncated = res.truncated
         a.order_matters = compiled.order_matters
         a.geometry_column = "geom" if "geom" in res.columns else None

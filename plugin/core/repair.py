@@ -134,6 +134,8 @@ class Repairer:
                     norm_label(pl.name or "") != norm_label(town):
                 score -= 5
         for g in f.group_by:
+            if g.kind == "time" and not _has_time_part(e, g.key):
+                score -= 5
             if g.kind == "field" and not any(fn in e.fields and en in (e.name, f.target)
                                              for en, fn in _field_keys(g.key, f.target)):
                 score -= 2
@@ -400,11 +402,8 @@ class Repairer:
                     continue
                 out.append(g)
             elif g.kind == "time":
-                if g.key in ("hour",) and not (ent.time.get("time") or ent.time.get("timestamp")):
-                    r.problems.append(f"{ent.plural} have no time of day")
-                    continue
-                if g.key in ("month", "season") and not (ent.time.get("date") or ent.time.get("timestamp")):
-                    r.problems.append(f"{ent.plural} have no month")
+                if not _has_time_part(ent, g.key):
+                    r.problems.append(f"{ent.plural} have no {'time of day' if g.key == 'hour' else g.key}")
                     continue
                 out.append(g)
         f.group_by = out
@@ -477,6 +476,18 @@ class Repairer:
             r.problems.append(f"a share needs a condition (e.g. 'share of {self.pack.entity(f.target).plural} that ...')")
         if f.intent == "trend" and not any(g.kind == "time" for g in f.group_by):
             f.group_by.append(Group("time", "year"))
+
+
+def _has_time_part(e: Entity, part: str) -> bool:
+    """Whether records of `e` say the hour, month, season, quarter, weekday or year they happened."""
+    t = e.time
+    if part == "hour":
+        return bool(t.get("time") or t.get("timestamp"))
+    if part in ("month", "season", "quarter"):
+        return bool(t.get("date") or t.get("timestamp"))
+    if part == "dow":
+        return bool(t.get("date") or t.get("timestamp") or t.get("dow_label"))
+    return bool(t)
 
 
 def _merge_same_field(preds: list[Predicate], log) -> list[Predicate]:
