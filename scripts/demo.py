@@ -1,7 +1,8 @@
 """Headless demo: build a styled QGIS project of the Cambridge layers and render it to a PNG.
 
 Run: QT_QPA_PLATFORM=offscreen .venv/bin/python scripts/demo.py [--out out/demo]
-Connects with MAPASK_DSN (default: the project-local read-only role).
+Connects with MAPASK_DSN (default: the project-local read-only role). The project's layers name a libpq
+service, written to var/pg_service.conf, so the .qgz holds no password; QGIS finds it through PGSERVICEFILE.
 """
 
 import argparse
@@ -19,22 +20,28 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from qgis.core import (  # noqa: E402 (after sys.path and the Qt platform are set)
     QgsApplication,
     QgsCoordinateReferenceSystem,
+    QgsDatumTransform,
+    QgsPalLayerSettings,
     QgsProject,
     QgsRectangle,
     QgsReferencedRectangle,
     QgsVectorLayer,
+    QgsVectorLayerSimpleLabeling,
 )
 
-from plugin.qgis.layers import postgis_layer  # noqa: E402
+from plugin.qgis.layers import postgis_layer, uri_from_dsn  # noqa: E402
 from plugin.qgis.render import render_png  # noqa: E402
 from plugin.qgis.styles import apply_style, label_layer  # noqa: E402
 
 DEFAULT_DSN = "host=127.0.0.1 port=55432 dbname=mapask user=mapask_reader password=mapask_reader"
+SERVICE = "mapask_demo"
+SERVICE_FILE = REPO / "var" / "pg_service.conf"  # var/ is the checkout's local state, never shipped
 SCHEMA = "ma"
 CRS = "EPSG:26986"  # Massachusetts State Plane, metres: the CRS every table is stored in
 
 # Drawing order, top first (as in the QGIS layer panel). Each entry: table, layer name,
-# provider filter, style, style overrides (see apply_style), label field.
+# provider filter, style, style overrides (see apply_style), label field, and the scale (1:n) below
+# which the labels show (one city's names would be a knot on a map of the whole state).
 DEMO_LAYERS: List[Dict[str, Any]] = [
     dict(table="massdot_crash", name="MassDOT crashes (Cambridge), by severity",
          where="city_town_name = 'CAMBRIDGE'", style="crash_severity"),
@@ -44,7 +51,7 @@ DEMO_LAYERS: List[Dict[str, Any]] = [
     dict(table="bike_facility", name="Bike facilities", style="line", color="#2e8b57", size=0.6),
     dict(table="street_centerline", name="Street centerlines", style="line"),
     dict(table="neighborhood", name="Neighbourhoods", style="polygon_outline",
-         color="#8c8c8c", size=0.4, label="name"),
+         color="#8c8c8c", size=0.4, label="name", label_scale=100_000),
     dict(table="city_boundary", name="City boundary", style="polygon_outline", size=0.9),
 ]
 
@@ -52,6 +59,36 @@ DEMO_LAYERS: List[Dict[str, Any]] = [
 def dsn() -> str:
     """The connection string: MAPASK_DSN, or the project-local read-only role."""
     return os.environ.get("MAPASK_DSN", DEFAULT_DSN)
+
+
+def service_dsn(connection: str, path: Path = SERVICE_FILE) -> str:
+    """`service=...` for `connection`: its settings go to a libpq service file (mode 600), named by PGSERVICEFILE.
+
+    A layer's source is written verbatim into the project file; a service name keeps the password out of it,
+    and QGIS and psycopg2 both read the service file. A connection that already names a service is kept.
+    """
+    uri = uri_from_dsn(connection)
+    if uri.service():
+        return connection
+    settings = {"host": uri.host(), "port": uri.port(), "dbname": uri.database(), "user": uri.username(),
+                "password": uri.password()}
+    text = f"[{SERVICE}]\n" + "".join(f"{k}={v}\n" for k, v in settings.items() if v)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.chmod(0o600)
+    temporary.replace(path)  # whole or not at all, should two runs write it at once
+    os.environ["PGSERVICEFILE"] = str(path)
+    return f"service={SERVICE}"
+
+
+def labels_only_closer_than(layer: QgsVectorLayer, scale: float) -> None:
+    """Show `layer`'s labels only when the map is zoomed in closer than 1:`scale`."""
+    settings = QgsPalLayerSettings(layer.labeling().settings())
+    settings.scaleVisibility = True
+    settings.minimumScale = scale  # QGIS's "minimum" scale is the most zoomed-out one
+    settings.maximumScale = 0  # no limit when zooming in
+    layer.setLabeling(QgsVectorLayerSimpleLabeling(settings))
 
 
 def _styled_layers(connection: str) -> List[QgsVectorLayer]:
@@ -67,8 +104,32 @@ def _styled_layers(connection: str) -> List[QgsVectorLayer]:
         )
         if spec.get("label"):
             label_layer(layer, spec["label"])
+            if spec.get("label_scale"):
+                labels_only_closer_than(layer, spec["label_scale"])
         layers.append(layer)
     return layers
+
+
+def pin_available_transform(project: QgsProject, crs: QgsCoordinateReferenceSystem,
+                            other: str = "EPSG:4326") -> Optional[str]:
+    """Choose, in the project, the most accurate transform to `other` that this machine can run.
+
+    QGIS transforms to WGS 84 behind the scenes; when the most accurate operation needs a grid file that is
+    not installed, it warns "Cannot use preferred transform" on every start. A choice in the project's
+    transform context (Project Properties > Transformations) is used as it is, without the warning.
+    Returns the operation's name, or None when the preferred one is available or none is.
+    """
+    target = QgsCoordinateReferenceSystem(other)
+    operations = QgsDatumTransform.operations(crs, target)
+    if not operations or operations[0].isAvailable:
+        return None
+    usable = next((op for op in operations if op.isAvailable), None)
+    if usable is None:
+        return None
+    context = project.transformContext()
+    context.addCoordinateOperation(crs, target, usable.proj)
+    project.setTransformContext(context)
+    return usable.name
 
 
 def build_demo_project(out_dir: Path) -> Tuple[Path, Path]:
@@ -79,7 +140,7 @@ def build_demo_project(out_dir: Path) -> Tuple[Path, Path]:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     crs = QgsCoordinateReferenceSystem(CRS)
-    layers = _styled_layers(dsn())
+    layers = _styled_layers(service_dsn(dsn()))
     boundary = next(layer for layer in layers if layer.name() == "City boundary")
     extent = QgsRectangle(boundary.extent())
 
@@ -87,6 +148,7 @@ def build_demo_project(out_dir: Path) -> Tuple[Path, Path]:
     project = QgsProject()
     project.setTitle("MapAsk demo: Cambridge, MA")
     project.setCrs(crs)
+    pin_available_transform(project, crs)
     root = project.layerTreeRoot()
     for layer in layers:
         # addMapLayer(layer) alone would put each new layer on top of the tree, reversing the

@@ -19,6 +19,7 @@ SELF = REPO / "scripts" / "screenshots.py"
 QUESTIONS = ["pedestrian crashes within 150 m of cambridge public schools by school",
              "top 5 towns with the most crashes"]  # demo questions for the demo pack, not code knowledge
 CONNECTION = "MapAsk demo (reader)"
+SERVICE_FILE = REPO / "var" / "pg_service.conf"  # written by scripts/demo.py: the demo project's layers name its service
 
 
 def launch(project: Path, out: Path) -> int:
@@ -36,6 +37,8 @@ def launch(project: Path, out: Path) -> int:
     ini.write_text("[PythonPlugins]\nmapask=true\n")
     env = dict(os.environ, MAPASK_SHOTS=str(out), MAPASK_REPO=str(REPO), QT_QPA_PLATFORM="xcb",
                XDG_RUNTIME_DIR=str(profile))
+    if SERVICE_FILE.exists():  # the demo project's layers name a service, not a password
+        env["PGSERVICEFILE"] = str(SERVICE_FILE)
     cmd = ["xvfb-run", "-a", "-s", "-screen 0 1680x1050x24", "qgis", "--profiles-path", str(profile),
            "--nologo", "--noversioncheck", "--code", str(SELF), str(project)]
     print(" ".join(cmd))
@@ -45,6 +48,18 @@ def launch(project: Path, out: Path) -> int:
         print(error.read_text(), file=sys.stderr)
         return 1
     return code
+
+
+def size_panels(window, dock, layers_width: int = 340, dock_width: int = 600) -> None:
+    """Panels as a user would drag them: the Layers panel wide enough for an answer's group and layer names,
+    the MapAsk dock as wide as it grows once an answer fills its follow-up label (else it widens after the
+    map was zoomed to the answer, and the canvas, narrower, cuts the answer's edges off)."""
+    from qgis.PyQt.QtCore import Qt
+    from qgis.PyQt.QtWidgets import QDockWidget
+
+    panels = [(window.findChild(QDockWidget, "Layers"), layers_width), (dock, dock_width)]
+    panels = [(panel, width) for panel, width in panels if panel is not None]
+    window.resizeDocks([p for p, _ in panels], [w for _, w in panels], Qt.Horizontal)
 
 
 def inside_qgis() -> None:
@@ -78,6 +93,7 @@ def inside_qgis() -> None:
     dock.setUserVisible(True)
     iface.mainWindow().resize(1680, 1050)
     iface.mainWindow().showMaximized()
+    size_panels(iface.mainWindow(), dock)
 
     steps = []
     for i, q in enumerate(QUESTIONS):

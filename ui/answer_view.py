@@ -17,6 +17,8 @@ from qgis.PyQt.QtWidgets import (
     QWidget,
 )
 
+from ..plugin.core.layer_sql import value_column
+
 STATUS_LABELS = {"answered": "answered", "clarify": "needs clarification", "refused": "refused", "error": "error"}
 STATUS_COLOURS = {"answered": "#1a7f37", "clarify": "#9a6700", "refused": "#cf222e", "error": "#cf222e"}
 MAX_KEY_ROWS = 6
@@ -42,18 +44,41 @@ def _number(v: Any) -> str:
 
 
 def key_numbers(columns: List[str], rows: List[list], geometry_column: Optional[str]) -> str:
-    """The first rows of an aggregated answer as a small two-column table (label, value)."""
+    """The first rows of an aggregated answer as a small two-column table (label, value).
+
+    The value is the answer's measure; the label, the columns before it (the groups). Columns after the
+    measure (a ranking's rank and tie size) are in the table, not here.
+    """
     keep = [i for i, c in enumerate(columns) if c != geometry_column and not c.endswith("_order")
             and c != "side_order"]
     if geometry_column or not rows or not keep:
         return ""
+    measure = value_column(list(columns))
+    value = columns.index(measure) if measure in columns else keep[-1]
+    labels = [i for i in keep if i < value]
     cells = []
     for r in rows[:MAX_KEY_ROWS]:
-        label = " · ".join(_e(r[i]) for i in keep[:-1]) or _e(columns[keep[-1]])
-        cells.append(f"<tr><td>{label}</td><td align='right'><b>{_number(r[keep[-1]])}</b></td></tr>")
+        label = " · ".join(_e(r[i]) for i in labels) or _e(columns[value])
+        cells.append(f"<tr><td>{label}</td><td align='right'><b>{_number(r[value])}</b></td></tr>")
     more = f"<tr><td colspan='2'><i>… {len(rows) - MAX_KEY_ROWS:,} more in the table</i></td></tr>" \
         if len(rows) > MAX_KEY_ROWS else ""
     return f"<table cellspacing='0' cellpadding='2'>{''.join(cells)}{more}</table>"
+
+
+def lowered_reasons(features: List[dict]) -> List[str]:
+    """What lowered the confidence, each reason once.
+
+    The verifier's features overlap: the repairs feature quotes every repair's reason ("2 repair(s): A; B")
+    and the feature about one kind of repair quotes that repair's reason again ("A"). A reason already
+    quoted whole in another adds nothing to read; the confidence itself still counts both features.
+    """
+    texts = [str(f.get("evidence") or f.get("name") or "") for f in features]
+    out: List[str] = []
+    for text in texts:
+        if text in out or any(text != other and text in other for other in texts):
+            continue
+        out.append(text)
+    return out
 
 
 def answer_html(shown: Any) -> str:
@@ -72,7 +97,7 @@ def answer_html(shown: Any) -> str:
     parts.append(key_numbers(a.columns, a.rows, a.geometry_column))
     lowered = [f for f in a.features if f.get("value")]
     if a.features:
-        items = [f"<li style='color:#9a6700'>− {_e(f.get('evidence') or f.get('name'))}</li>" for f in lowered]
+        items = [f"<li style='color:#9a6700'>− {_e(text)}</li>" for text in lowered_reasons(lowered)]
         fine = [_e(f.get("evidence")) for f in a.features if not f.get("value")]
         if fine:
             items.append(f"<li style='color:#57606a'>✓ {'; '.join(fine)}</li>")

@@ -1,5 +1,6 @@
 """The answer's table (sortable, without geometry) and a simple chart for trends, comparisons and rankings."""
 
+import textwrap
 from dataclasses import dataclass
 from typing import Any, List, Optional
 
@@ -9,6 +10,9 @@ from qgis.PyQt.QtWidgets import QAbstractItemView, QLabel, QTableView, QVBoxLayo
 from ..plugin.core.layer_sql import value_column
 
 MAX_BARS = 20
+TITLE_POINTS = 9
+TITLE_LINES = 2
+MIN_LAYOUT_PX = (200, 150)
 
 
 class RowsModel(QAbstractTableModel):
@@ -112,6 +116,7 @@ class ChartView(QWidget):
         self.layout_.addWidget(self.message)
         self.canvas = None
         self.figure = None
+        self.title_text = None  # the figure's title (a matplotlib Text), re-wrapped when the chart is resized
         self.data: Optional[ChartData] = None
         try:
             from matplotlib.backends.backend_qt5agg import FigureCanvasQTAgg
@@ -119,9 +124,11 @@ class ChartView(QWidget):
         except ImportError:  # charts are a convenience; the table always has the numbers
             self.message.setText(self.tr("Charts need matplotlib, which this QGIS does not have."))
             return
-        self.figure = Figure(figsize=(4, 3), dpi=90)
+        # constrained layout finds room for the title and the tick labels at every size the dock takes
+        self.figure = Figure(figsize=(4, 3), dpi=90, constrained_layout=True)
         self.canvas = FigureCanvasQTAgg(self.figure)
         self.canvas.setParent(self)
+        self.canvas.mpl_connect("resize_event", lambda _event: self._fit_to_size())
         self.layout_.addWidget(self.canvas, 1)
         self.show_answer(None)
 
@@ -131,6 +138,7 @@ class ChartView(QWidget):
         if self.figure is None:
             return False
         self.figure.clear()
+        self.title_text = None
         if self.data is None:
             self.message.setText(self.tr("No chart for this answer: charts show trends, comparisons and rankings."))
             self.message.show()
@@ -148,15 +156,33 @@ class ChartView(QWidget):
         else:
             ax.barh(list(reversed(d.labels)), list(reversed(d.values)), color="#fd8d3c")
             ax.tick_params(axis="y", labelsize=8)
-        ax.set_title(d.title[:70], fontsize=9)
+        self.title_text = self.figure.suptitle("", fontsize=TITLE_POINTS)
+        self._fit_title()
         ax.set_ylabel(d.ylabel if d.kind != "barh" else "")
         if d.kind == "barh":
             ax.set_xlabel(d.ylabel)
         ax.grid(True, axis="x" if d.kind == "barh" else "y", alpha=0.3)
-        # room for the category names on the left of horizontal bars, for slanted labels below others
-        longest = max((len(label) for label in d.labels), default=0)
-        left = min(0.55, 0.08 + 0.013 * longest) if d.kind == "barh" else 0.14
-        bottom = 0.22 if d.kind != "barh" and len(d.labels) > 8 else 0.12
-        self.figure.subplots_adjust(left=left, right=0.97, top=0.92, bottom=bottom)
         self.canvas.draw_idle()
         return True
+
+    def title_lines(self) -> List[str]:
+        """The question as the chart's title, wrapped to the figure's width (never cut off at its edge)."""
+        if self.data is None or self.figure is None:
+            return []
+        width_px = self.figure.get_figwidth() * self.figure.dpi
+        chars = max(24, int(width_px / (TITLE_POINTS * 0.62 * self.figure.dpi / 72)))  # average glyph width
+        return textwrap.wrap(self.data.title, chars, max_lines=TITLE_LINES, placeholder=" …")
+
+    def _fit_to_size(self) -> None:
+        """On resize: re-wrap the title; lay out only when there is room (a hidden tab's canvas is tiny, and
+        constrained layout then warns that the axes collapsed)."""
+        roomy = self.canvas.width() >= MIN_LAYOUT_PX[0] and self.canvas.height() >= MIN_LAYOUT_PX[1]
+        if hasattr(self.figure, "set_layout_engine"):  # matplotlib 3.6 and later
+            self.figure.set_layout_engine("constrained" if roomy else "none")
+        else:
+            self.figure.set_constrained_layout(roomy)
+        self._fit_title()
+
+    def _fit_title(self) -> None:
+        if self.title_text is not None:
+            self.title_text.set_text("\n".join(self.title_lines()))

@@ -1,8 +1,8 @@
-"""QGIS's saved PostGIS connections: list them, and turn one into a DSN (password via the auth system, in memory only)."""
+"""QGIS's saved PostGIS connections: list them, turn one into a DSN or a layer URI; passwords stay in memory only."""
 
 from typing import Dict, List, Optional
 
-from qgis.core import QgsApplication, QgsDataSourceUri, QgsProviderRegistry
+from qgis.core import QgsApplication, QgsCredentials, QgsDataSourceUri, QgsProviderRegistry
 
 
 class ConnectionError_(RuntimeError):
@@ -65,9 +65,28 @@ def dsn_for(name: str) -> str:
     return dsn_from_uri(connection_uri(name))
 
 
+def without_password(uri: QgsDataSourceUri) -> QgsDataSourceUri:
+    """The same URI with no password in it, still usable in this session; an authcfg is kept as it is.
+
+    A layer's URI is written verbatim into the project file, so a password in it would sit there in clear.
+    QGIS's postgres provider, when a connection is refused for want of a password, asks QgsCredentials
+    for one under the realm of the URI's connection info (without password), and that cache is
+    filled before asking the user. Putting the password there keeps the layer working now, in memory
+    only; when the project is opened again, QGIS asks through its usual credential dialog, once per
+    session. (Creating an authcfg instead would need the master password, a prompt of its own.)
+    """
+    out = QgsDataSourceUri(uri)
+    password = out.password()
+    if not password or out.authConfigId():
+        return out
+    out.setPassword("")
+    QgsCredentials.instance().put(out.connectionInfo(False), out.username(), password)
+    return out
+
+
 def layer_uri(name: str, sql: str, key: str, srid: int, geometry_column: str = "geom") -> QgsDataSourceUri:
-    """URI of a PostGIS query layer over `sql` for the saved connection: it keeps the authcfg, not a password."""
-    uri = connection_uri(name)
+    """URI of a PostGIS query layer over `sql` for the saved connection: its authcfg, never a password."""
+    uri = without_password(connection_uri(name))
     uri.setDataSource("", f"({sql})", geometry_column, "", key)
     uri.setSrid(str(srid))
     uri.setUseEstimatedMetadata(True)  # no full scan of the query to learn its extent

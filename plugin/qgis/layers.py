@@ -5,6 +5,8 @@ from urllib.parse import unquote, urlsplit, parse_qsl
 
 from qgis.core import QgsDataSourceUri, QgsVectorLayer
 
+from .connections import without_password
+
 
 class LayerError(RuntimeError):
     """A layer could not be opened (bad connection string, missing table, refused login)."""
@@ -58,7 +60,7 @@ def postgis_layer(
     The key column is given explicitly so QGIS does not guess a feature id from the table,
     which it cannot do for views or sub-queries later on.
     """
-    uri = uri_from_dsn(dsn)
+    uri = without_password(uri_from_dsn(dsn))  # the layer's source goes into project files as it is
     uri.setDataSource(schema, table, geometry_column, where, key_column)
     layer = QgsVectorLayer(uri.uri(False), name or table, "postgres")
     if not layer.isValid():

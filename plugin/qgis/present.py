@@ -12,6 +12,7 @@ from .results import (
     apply_context_style,
     add_to_project,
     layer_name,
+    make_current,
     memory_layer,
     postgis_layer,
     search_area_layer,
@@ -90,10 +91,11 @@ def _note_unmatched(answer: Any, spec: LayerSpec, layer: QgsVectorLayer, out: Pr
 
 def present(answer: Any, entry: dict, pack: Pack, connection: Optional[str], project: QgsProject,
             canvas: Any = None, executor: Any = None, row_cap: int = 5000) -> Presented:
-    """Build the answer's layers, add them to the MapAsk group and zoom to them."""
+    """Build the answer's layers, add them to the MapAsk group (earlier answers switched off), select and zoom to them."""
     shown = build_layers(answer, entry, pack, connection, executor, row_cap)
     if shown.layers:
         add_to_project(project, shown.layers, entry.get("question", ""))
+        make_current(project, shown.result or shown.layers[0])
         zoom_to(canvas, shown.layers, project)
     return shown
 

@@ -231,13 +231,35 @@ def result_group(project: QgsProject) -> QgsLayerTreeGroup:
     return group if group is not None else root.insertGroup(0, GROUP_NAME)
 
 
-def add_to_project(project: QgsProject, layers: List[QgsVectorLayer], question: str) -> None:
-    """Put an answer's layers at the top of the MapAsk group; several layers get a sub-group of their own."""
+def add_to_project(project: QgsProject, layers: List[QgsVectorLayer], question: str) -> QgsLayerTreeGroup:
+    """Put an answer's layers in a sub-group of its own at the top of the MapAsk group, shown and expanded.
+
+    Earlier answers stay in the project but are collapsed and switched off, so the map and the legend show
+    the latest answer; the user can tick an earlier one back on. Returns the new answer's group.
+    """
     group = result_group(project)
-    target = group if len(layers) == 1 else group.insertGroup(0, layer_name(question))
+    for node in group.children():
+        node.setItemVisibilityChecked(False)
+        node.setExpanded(False)
+    target = group.insertGroup(0, layer_name(question))
     for i, layer in enumerate(layers):
         project.addMapLayer(layer, False)
-        target.insertLayer(i, layer)
+        node = target.insertLayer(i, layer)
+        node.setExpanded(i == 0)  # the answer's own legend (classes) open; helper layers stay one line each
+    target.setExpanded(True)
+    group.setExpanded(True)
+    group.setItemVisibilityChecked(True)  # a MapAsk group switched off earlier would hide the new answer
+    return target
+
+
+def make_current(project: QgsProject, layer: Optional[QgsVectorLayer]) -> bool:
+    """Make `layer` QGIS's current layer (selected in the Layers panel), when QGIS shows this project."""
+    from qgis.utils import iface  # None outside the QGIS application (the CLI's bare QgsApplication)
+
+    if iface is None or layer is None or project is not QgsProject.instance():
+        return False
+    iface.setActiveLayer(layer)
+    return True
 
 
 def combined_extent(layers: Iterable[QgsVectorLayer], crs: QgsCoordinateReferenceSystem,
@@ -268,7 +290,7 @@ def zoom_to(canvas, layers: List[QgsVectorLayer], project: QgsProject) -> Option
     if ext.width() == 0 and ext.height() == 0:
         ext.grow(250 if crs.mapUnits() == QgsUnitTypes.DistanceMeters else 0.003)
     else:
-        ext.scale(1.1)
+        ext.scale(1.2)  # room for the labels of features on the edge
     canvas.setExtent(ext)
     canvas.refresh()
     return ext

@@ -16,7 +16,7 @@ from qgis.core import (
     QgsVectorLayer,
     QgsVectorLayerSimpleLabeling,
 )
-from qgis.PyQt.QtGui import QColor
+from qgis.PyQt.QtGui import QColor, QFont, QFontInfo
 
 import re
 
@@ -87,6 +87,11 @@ def apply_graduated(layer: QgsVectorLayer, field: str, classes: int = 5, templat
     renderer.setClassAttribute(field)
     renderer.setClassificationMethod(QgsClassificationJenks())
     renderer.updateClasses(layer, max(1, min(classes, distinct)))
+    if 1 < distinct <= classes:
+        _one_class_per_value(renderer, sorted(v for v in layer.uniqueValues(index) if v is not None))
+    for i, rng in enumerate(renderer.ranges()):
+        if rng.lowerValue() == rng.upperValue():  # "0" rather than "0 - 0"
+            renderer.updateRangeLabel(i, _number(rng.upperValue()))
     for i, rng in enumerate(renderer.ranges()):
         if isinstance(rng.symbol(), QgsMarkerSymbol):
             symbol = rng.symbol().clone()
@@ -95,9 +100,39 @@ def apply_graduated(layer: QgsVectorLayer, field: str, classes: int = 5, templat
     layer.triggerRepaint()
 
 
+def _one_class_per_value(renderer: QgsGraduatedSymbolRenderer, values: list) -> None:
+    """A class for each value, in order, labelled with it.
+
+    With no more values than classes QGIS 3.22's Jenks returns the values as breaks in feature order,
+    unsorted, which gives ranges such as "362 - 249"; sorted values are the natural breaks anyway.
+    """
+    if len(values) != len(renderer.ranges()):
+        return
+    for i, value in enumerate(values):
+        renderer.updateRangeLowerValue(i, float(values[i - 1] if i else value))
+        renderer.updateRangeUpperValue(i, float(value))
+        renderer.updateRangeLabel(i, _number(value))
+
+
+def _number(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
+
+
+def installed_font() -> QFont:
+    """The default font under the name of the family actually drawn, which is installed on this system.
+
+    The default font can be a family the font database only stands in for (Qt's offscreen platform says
+    "DejaVu LGC Sans"); a style saving that name makes QGIS warn "Font not available" when it loads it.
+    """
+    font = QFont()
+    font.setFamily(QFontInfo(font).family())
+    return font
+
+
 def label_layer(layer: QgsVectorLayer, field: str, size: float = 9.0, expression: bool = False) -> None:
     """Label features with `field` (or an expression) in dark grey with a white halo, readable over any style."""
     text = QgsTextFormat()
+    text.setFont(installed_font())
     text.setSize(size)
     text.setColor(QColor("#303030"))
     halo = QgsTextBufferSettings()
