@@ -427,3 +427,23 @@ def test_a_time_grouping_picks_the_source_that_records_that_time(pipeline, admin
         count(*) FROM ma.cambridge_bicycle_crash GROUP BY 1"""))
     b = pipeline.ask("pedestrian crashes by hour")
     assert b.status == "clarify" and "time of day" in b.answer
+
+
+def test_the_nearest_feature_said_in_the_singular_is_one(pipeline, admin):
+    """'the nearest traffic signal to X' is one signal, with its distance; 'nearest bus stops' stays a list."""
+    a = ask(pipeline, "the nearest traffic signal to cambridgeport school")
+    ref = rows(admin, """SELECT s.gid, ST_Distance(s.geom, a.geom) FROM ma.traffic_signal s, ma.school a
+                         WHERE a.site_name = 'Cambridgeport School' ORDER BY 2, 1 LIMIT 1""")[0]
+    assert len(a.rows) == 1 and col(a, "gid") == [ref[0]] and abs(col(a, "distance_m")[0] - ref[1]) < 1e-6
+    assert f"{ref[1]:,.0f} m away" in a.answer
+    assert len(ask(pipeline, "nearest bus stops to fletcher maynard academy").rows) > 1
+
+
+def test_two_streets_without_a_named_intersection_mean_near_both(pipeline, admin):
+    """'within 50 m of mass ave and main st' when no intersection carries both names: near each street."""
+    a = ask(pipeline, "police crashes within 50 m of mass ave and main st")
+    near = """EXISTS (SELECT 1 FROM ma.street_centerline a WHERE (a.street = %s OR a.alias = %s OR a.label = %s)
+              AND ST_DWithin(a.geom, c.geom, 50))"""
+    ref = scalar(admin, f"SELECT count(*) FROM ma.cambridge_crash c WHERE {near} AND {near}",
+                 *["Mass Ave"] * 3, *["Main St"] * 3)
+    assert a.rows[0][0] == ref and ref > 0 and "Main St" in a.answer

@@ -67,6 +67,12 @@ class Compiler:
             return self.place_cond(ent, Place(entity=p.values[0]["entity"], name=p.values[0]["name"]), t)
         if p.op == "area_attr":
             return area_condition(self.pack, ent, p.values[0], t)
+        if p.op == "near_place":
+            v = p.values[0]
+            feat = self.pack.entity(v["entity"])
+            names = exp.or_(*[exp.EQ(this=col(c, "a"), expression=lit(v["name"])) for c in feat.names])
+            close = exp.func("ST_DWithin", col("geom", "a"), col("geom", t), lit(float(v["distance_m"])))
+            return exp.Exists(this=exp.select(lit(1)).from_(table_ref(self.pack, feat, "a")).where(exp.and_(names, close)))
         if p.op == "near":
             # the records near the support, found once from the support's side (near_ids): a hashed IN per row
             # instead of a spatial probe per row

@@ -21,7 +21,8 @@ def _lab(v) -> str:
 def describe(pack: Pack, f: Frame, one: bool = False) -> str:
     """'pedestrian crashes within 150 m of schools in 2015' from the frame (`one`: a single record)."""
     ent = pack.entity(f.target)
-    words = [p.text for p in f.filters if p.text and p.op != "area_attr"]
+    after = ("area_attr", "near_place")  # said after the records: 'in towns with ...', 'within 50 m of X'
+    words = [p.text for p in f.filters if p.text and p.op not in after]
     parts = [(" ".join(words) + " " if words else "") + (ent.label if one else ent.plural)]
     if f.near:
         sup = pack.entity(f.near.entity)
@@ -36,7 +37,7 @@ def describe(pack: Pack, f: Frame, one: bool = False) -> str:
     names = [pl.name.title() if pl.name.isupper() else pl.name for pl in f.scope]
     if names:
         parts.append("in " + " or ".join(names))
-    parts += [p.text for p in f.filters if p.text and p.op == "area_attr"]
+    parts += [("and " if f.near and p.op == "near_place" else "") + p.text for p in f.filters if p.text and p.op in after]
     if f.time.text:
         parts.append(" ".join(f.time.text))
     elif f.time.years:
@@ -54,7 +55,13 @@ def explain(pack: Pack, f: Frame, columns: list[str], rows: list, value_col: int
         fld = pack.entity(f.target).fields.get(f.measure.field or "")
         unit = f" ({fld.unit})" if fld and fld.unit else ""
         what = f"{'total' if f.measure.kind == 'sum' else 'average'} {fld.label if fld else f.measure.field}{unit} of {what}"
-    if f.intent in ("list", "locate"):
+    if f.intent in ("list", "locate") and len(rows) == 1 and f.near and f.near.mode == "nearest" \
+            and "distance_m" in columns:
+        ent = pack.entity(f.target)
+        name = rows[0][columns.index(ent.display)] if ent.display in columns else None
+        s = (f"The {describe(pack, f, one=True)} is {_lab(name) + ', ' if name is not None else ''}"
+             f"{float(rows[0][columns.index('distance_m')]):,.0f} m away.")
+    elif f.intent in ("list", "locate"):
         s = f"Found {len(rows):,}{'+' if truncated else ''} {what}."
     elif f.compare:
         vals = [(r[columns.index("side")], r[value_col]) for r in rows]

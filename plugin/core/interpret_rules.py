@@ -202,7 +202,9 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         n.scope = [Place(text=a.text, entity=a.value["entity"], name=a.value["name"], score=a.value["score"],
                          candidates=a.value["others"]) for a in support_scope]
         if cx.cue("nearest"):
-            n.mode, n.k = "nearest", (topn[0].value["n"] if topn else None)
+            # 'the nearest signal', 'which school is closest': one; 'nearest schools': the pack's default number
+            one = target_span is not None and not _plural(pack, target_span)
+            n.mode, n.k = "nearest", (topn[0].value["n"] if topn else 1 if one else None)
         f.near = n
     # groups
     for g in group_spans:
@@ -373,6 +375,14 @@ def _applies(pack: Pack, p: Predicate, entity: str) -> bool:
         c = pack.concepts.get(p.concept)
         return bool(c and entity in c.where)
     return p.entity == entity
+
+
+def _plural(pack: Pack, span: Span) -> bool:
+    """Whether an entity word was said in the plural ('schools', 'bus stops')."""
+    ents = readings(span, "entity")
+    words = span.text.split()
+    return bool(ents) and (span.text.endswith(pack.entities[ents[0]].plural.split()[-1].lower()) or
+                           (words[-1].endswith("s") and not span.text.endswith(pack.entities[ents[0]].label.lower())))
 
 
 def _numeric(pack: Pack, entity: str, field: str) -> bool:

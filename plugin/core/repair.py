@@ -57,6 +57,7 @@ class Repairer:
         self._resolve_time(ent, f.time, "time", log, r)
         f.scope = self._resolve_scope(ent, f.scope, "scope", log, r)
         self._resolve_near(f, log, r)
+        self._features_are_not_areas(f, log)
         self._resolve_groups(ent, f, log, r)
         self._resolve_measure(ent, f, log, r)
         self._structure(f, log, r)
@@ -158,7 +159,7 @@ class Repairer:
         return out
 
     def _resolve_pred(self, ent: Entity, q: Predicate, path: str, log, r: RepairResult) -> Predicate | None:
-        if q.op in ("time", "near", "place", "area_attr"):
+        if q.op in ("time", "near", "place", "area_attr", "near_place"):
             return q
         if q.concept:
             c = self.pack.concepts.get(q.concept)
@@ -303,6 +304,23 @@ class Repairer:
                 log("anchor_fuzzy", f"{path}[{i}]", pl.text, pl.name, f"closest name ({pl.score:.0f}/100)")
             out.append(pl)
         return out
+
+    def _features_are_not_areas(self, f: Frame, log) -> None:
+        """'within 50 m of mass ave and main st' with no intersection of that name: records cannot lie inside a
+        street or a point, so a named feature read as a place becomes 'near it too', at the question's distance."""
+        keep = []
+        for i, pl in enumerate(f.scope):
+            e = self.pack.entities.get(pl.entity or "")
+            if e is None or e.area:
+                keep.append(pl)
+                continue
+            d = f.near.distance_m if f.near and f.near.distance_m else \
+                float(self.pack.convention("distance", "default_along_m", default=20))
+            q = Predicate(op="near_place", values=[{"entity": e.name, "name": pl.name, "distance_m": d}],
+                          text=f"within {d:g} m of {pl.name}", entity=f.target)
+            log("scope_to_near", f"scope[{i}]", pl.name, asdict(q), f"a {e.label} is no area: records near it")
+            f.filters.append(q)
+        f.scope = keep
 
     def _resolve_near(self, f: Frame, log, r: RepairResult) -> None:
         n = f.near
