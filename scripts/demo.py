@@ -164,24 +164,37 @@ def build_demo_project(out_dir: Path) -> Tuple[Path, Path]:
     return qgz_path, png_path
 
 
-DEMO_QUESTIONS = [
-    "how many crashes in cambridge",
-    "icy crashes in worcestor in january",
-    "crashes by weather condition",
-    "top 5 towns with the most crashes",
-    "what percentage of crashes happened at night",
-    "pedestrian crashes within 150 m of cambridge public schools by school",
-    "show crashes within 500 ft of mass ave in cambridge",
-    "epdo by county",
-    "crash rate per 1000 residents by town",
-    "compare crashes in boston vs worcester",
-    "trend of bicycle crashes in cambridge over the years",
-    "crashes in paris",
-]
+# a handful of questions of each kind the pipeline answers, plus bad input it must refuse or ask back
+DEMO_QUESTIONS = {
+    "counts and lists": ["how many crashes in cambridge", "fatal crashes in worcester county",
+                         "number of head-on crashes on icy roads", "list the fatal crashes in plymouth county"],
+    "time filters": ["icy crashes in worcestor in january", "crashes on weekends in boston",
+                     "crashes between 7 and 9 am in springfield", "crashes in the winter in lowell"],
+    "groupings": ["crashes by weather condition", "crashes by county", "pedestrian crashes by neighborhood",
+                  "crashes by hour of day"],
+    "top-N": ["top 5 towns with the most crashes", "which 3 counties had the most fatal crashes",
+              "top 5 towns for fatal crashes", "towns with more than 100 crashes"],
+    "shares": ["what percentage of crashes happened at night", "share of crashes on wet roads by county",
+               "what share of police crash reports involved a pedestrian"],
+    "places": ["crashes in the port neighborhood", "how many bike crashes in cambridgeport",
+               "injury crashes in middlesex county in december"],
+    "proximity": ["pedestrian crashes within 150 m of cambridge public schools by school",
+                  "show crashes within 500 ft of mass ave in cambridge",
+                  "police crashes within 30 m of traffic signals",
+                  "the nearest traffic signal to cambridgeport school"],
+    "EPDO and rates": ["epdo by county", "crash rate per 1000 residents by town",
+                       "top 10 towns by crashes per 1000 residents", "total population of towns"],
+    "comparisons": ["compare crashes in boston vs worcester", "compare bike crashes in 2015 and 2016",
+                    "crashes at night vs daylight", "compare crashes in boston with crashes in worcester"],
+    "trends": ["trend of bicycle crashes in cambridge over the years", "crashes by month",
+               "crashes by day of week", "pedestrian crashes per year in cambridge"],
+    "bad input": ["crashes in paris", "crash costs", "how many potholes in cambridge", "delete all crashes"],
+}
 
 
 def ask_demo_questions(out_dir: Path) -> Path:
-    """Ask one question of each kind through the same pipeline as the CLI; write the answers as JSON lines."""
+    """Ask a handful of questions of each kind through the same pipeline as the CLI; write the answers as
+    JSON lines."""
     import json
     import os
     sys.path.insert(0, str(REPO))
@@ -190,10 +203,12 @@ def ask_demo_questions(out_dir: Path) -> Path:
     pipe = Pipeline(REPO / "knowledge" / "massachusetts", dsn)
     path = out_dir / "answers.jsonl"
     with path.open("w", encoding="utf-8") as fh:
-        for q in DEMO_QUESTIONS:
-            a = pipe.ask(q)
-            print(f"Q: {q}\n   [{a.status}] {a.answer[:200]}")
-            fh.write(json.dumps({"question": q, **a.public()}, default=str) + "\n")
+        for kind, questions in DEMO_QUESTIONS.items():
+            print(f"\n== {kind}")
+            for q in questions:
+                a = pipe.ask(q)
+                print(f"Q: {q}\n   [{a.status}] {a.answer[:200]}")
+                fh.write(json.dumps({"kind": kind, "question": q, **a.public()}, default=str) + "\n")
     pipe.executor.close()
     return path
 

@@ -22,7 +22,9 @@ def describe(pack: Pack, f: Frame, one: bool = False) -> str:
     """'pedestrian crashes within 150 m of schools in 2015' from the frame (`one`: a single record)."""
     ent = pack.entity(f.target)
     after = ("area_attr", "near_place")  # said after the records: 'in towns with ...', 'within 50 m of X'
-    words = [p.text for p in f.filters if p.text and p.op not in after]
+    place_fields = {pf.get("field"): key for key, pf in ent.places.items()}
+    places = [p for p in f.filters if p.field in place_fields and p.op == "in" and p.text]  # 'middlesex': a place
+    words = [p.text for p in f.filters if p.text and p.op not in after and p not in places]
     parts = [(" ".join(words) + " " if words else "") + (ent.label if one else ent.plural)]
     if f.near:
         sup = pack.entity(f.near.entity)
@@ -34,7 +36,8 @@ def describe(pack: Pack, f: Frame, one: bool = False) -> str:
             parts.append(f"along {what} (within {f.near.distance_m:g} m)")
         else:
             parts.append(f"{rel} {f.near.distance_m:g} m of {what}" if f.near.mode != "nearest" else f"{rel} {what}")
-    names = [pl.name.title() if pl.name.isupper() else pl.name for pl in f.scope]
+    names = [pl.name.title() if pl.name.isupper() else pl.name for pl in f.scope] + \
+        [f"{str(v).title()} {ent.fields[p.field].label}" for p in places for v in p.values]
     if names:
         parts.append("in " + " or ".join(names))
     parts += [("and " if f.near and p.op == "near_place" else "") + p.text for p in f.filters if p.text and p.op in after]
@@ -98,7 +101,8 @@ def explain(pack: Pack, f: Frame, columns: list[str], rows: list, value_col: int
         if f.measure.kind == "rate":
             what = f"{what} per {f.measure.per or 1000:,} residents"
         if f.intent == "share" and columns[value_col or 0] == "share_pct":
-            what = f"share (%) of {what}"
+            cond = " and ".join(p.text for p in f.share_of if p.text)
+            what = f"share (%) of {what}" + (f" ({cond})" if cond else "")
         if f.intent == "trend" and len(rows) == 1:
             s = f"{what[0].upper() + what[1:]}: {_fmt(top[value_col])}, all in {columns[label]} {_lab(top[label])}."
         elif f.intent == "trend":
