@@ -5,7 +5,11 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
-from sqlglot.errors import ErrorLevel, SqlglotError
+from sqlglot.errors import ErrorLevel, OptimizeError, SqlglotError
+from sqlglot.optimizer.qualify import qualify
+from sqlglot.optimizer.resolver import Resolver
+from sqlglot.optimizer.scope import Scope, traverse_scope
+from sqlglot.schema import MappingSchema
 
 from .errors import GuardRefusal
 from .pack import Pack
@@ -17,6 +21,9 @@ MAX_DEPTH = 200
 MAX_NODES = 5_000
 MAX_TOKENS = 5_000
 MAX_CTES = 64
+# Stars are expanded (by sqlglot, to check what flows through WITH queries): at most this many columns in all,
+# bounded before expanding as stars x (widest pack table + every projection written). MapAsk's own: under 600.
+MAX_EXPANDED = 5_000
 
 # Functions a MapAsk query may call (lower case; sqlglot's class name for the functions it models).
 # Everything else is refused: pg_* admin and file functions, lo_*, dblink, query_to_xml, set_config,
@@ -62,6 +69,9 @@ FORBIDDEN_NODES = {"Insert", "Update", "Delete", "Merge", "Create", "Drop", "Alt
                    "BitString", "Operator", "Prepare", "Deallocate", "Call", "Notify", "Listen", "Vacuum",
                    "Cluster", "Checkpoint", "Reindex", "Load"}
 SYSTEM_COLUMNS = {"ctid", "xmin", "xmax", "cmin", "cmax", "tableoid"}
+# meta keys set on the tree before sqlglot qualifies it, read back afterwards (see Guard._resolve)
+_BARE = "mapask_bare"    # a projection written without an alias
+_STAR = "mapask_star"    # on a SELECT whose list holds a star: (its position, the list's length, qualified?)
 
 
 @dataclass
@@ -114,11 +124,95 @@ def _cte_in_scope(table: exp.Table, name: str) -> bool:
     return False
 
 
+def declared_columns(pack: Pack) -> dict[str, list[str]]:
+    """Each pack table's columns in the pack's order (key, fields, geom): what a star over the table becomes."""
+    out: dict[str, dict[str, None]] = {}
+    for e in pack.entities.values():
+        cols = out.setdefault(e.table, {})
+        for c in (e.key, *e.fields, "geom"):
+            cols.setdefault(c, None)
+    return {t: list(cols) for t, cols in out.items()}
+
+
+def _mark(tree: exp.Expression) -> None:
+    """Note what sqlglot's qualify will rewrite, so that what PostgreSQL does not need can be put back after."""
+    for select in tree.find_all(exp.Select):
+        for i, p in enumerate(select.expressions):
+            if p.is_star:
+                select.meta[_STAR] = (i, len(select.expressions), isinstance(p, exp.Column))
+            elif not isinstance(p, exp.Alias):
+                p.meta[_BARE] = True
+
+
+def _unalias(select: exp.Select) -> None:
+    """Drop the output aliases qualify added that PostgreSQL does not need: `t.a AS a` names itself, and
+    `count(*) AS _col_0` would rename a column PostgreSQL calls `count`."""
+    out = []
+    for i, p in enumerate(select.expressions):
+        if isinstance(p, exp.Alias):
+            inner = p.this
+            same = isinstance(inner, exp.Column) and isinstance(inner.this, exp.Identifier) and \
+                inner.this.this == p.alias and inner.this.quoted == p.args["alias"].quoted
+            made = inner.meta.get(_BARE) and (p.alias == f"_col_{i}" or p.alias == inner.output_name)
+            if same or made:
+                p = inner
+        out.append(p)
+    select.set("expressions", out)
+
+
+def _star_source(select: exp.Select, star: exp.Expression) -> str:
+    """The source name a star projection expands: its qualifier, else the SELECT's only FROM item."""
+    if isinstance(star, exp.Column):
+        return star.table
+    src = select.args["from_"].this if select.args.get("from_") else None
+    return src.alias_or_name if src is not None else ""
+
+
+def _check_star_list(select: exp.Select) -> None:
+    """One star per SELECT list at most, and a bare `*` only over a single FROM item: an output is then never
+    wider than one source plus the columns written next to the star, so expanding stars stays linear."""
+    stars = [p for p in select.expressions if p.is_star]
+    if len(stars) > 1:
+        raise GuardRefusal("column_not_allowed", "a SELECT list may hold one star at most")
+    if stars and isinstance(stars[0], exp.Star) and select.args.get("joins"):
+        raise GuardRefusal("column_not_allowed", "* over a join is not allowed: name its source (t.*) or the columns")
+
+
+def _check_star_place(star: exp.Star) -> None:
+    """A star may be a projection (`*`, `t.*`) or count(*); anywhere else PostgreSQL reads `t.*` as the whole
+    row, real columns the pack does not declare included."""
+    node: exp.Expression = star
+    if isinstance(star.parent, exp.Column) and star.arg_key == "this":
+        node = star.parent
+    projected = isinstance(node.parent, exp.Select) and node.arg_key == "expressions"
+    counted = node is star and isinstance(star.parent, exp.Count) and star.arg_key == "this"
+    if not (projected or counted):
+        raise GuardRefusal("column_not_allowed", "a star is allowed only as a projection or in count(*)")
+
+
+def _output_ref(col: exp.Column) -> bool:
+    """A bare ORDER BY or DISTINCT ON item naming one of its own query's outputs, which PostgreSQL reads as that
+    output (inside an expression, `ORDER BY a + 0`, the name would be an input column: not this case)."""
+    node = col.parent
+    if isinstance(node, exp.Ordered):
+        node = node.parent if isinstance(node.parent, exp.Order) else None
+    elif isinstance(node, exp.Tuple) and isinstance(node.parent, exp.Distinct):
+        node = node.parent
+    elif not isinstance(node, exp.Distinct):
+        node = None
+    query = node.parent if node is not None else None
+    return not col.table and isinstance(query, exp.Query) and col.name in query.named_selects
+
+
 class Guard:
     def __init__(self, pack: Pack):
         self.pack = pack
-        self.tables = {e.table: set(e.fields) | {e.key, "geom"} for e in pack.entities.values()}
-        self.columns = {c.lower() for c in set().union(*self.tables.values())}
+        self.declared = declared_columns(pack)
+        self.tables = {t: set(cols) for t, cols in self.declared.items()}
+        self.widest = max(map(len, self.declared.values()), default=0)
+        # the pack's own names, exactly as PostgreSQL knows them (the query's identifiers are normalised instead)
+        self.schema = MappingSchema({pack.schema: {t: {c: "unknown" for c in cols} for t, cols in self.declared.items()}},
+                                    dialect="postgres", normalize=False)
 
     def check(self, sql: str) -> GuardReport:
         """Report (never raises) whether `sql` may run; `sql` in the report is regenerated from the checked tree."""
@@ -146,14 +240,97 @@ class Guard:
             raise GuardRefusal("too_deep", "the statement is nested too deeply to check")
         tree = self._parse(sql)
         tables, funcs = self._inspect(tree)
+        tree = self._resolve(tree)
         out = self._generate(tree)
         # What runs is `out`, not `sql`: it must itself pass every rule and regenerate to the same text, so
         # no difference between how sqlglot and PostgreSQL read a string can slip anything past the checks.
         again = self._parse(out)
         self._inspect(again)
-        if self._generate(again) != out:
+        if self._generate(self._resolve(again)) != out:
             raise GuardRefusal("unstable", "the statement does not survive a parse/generate round trip")
         return GuardReport(True, "ok", "", out, sorted(tables), sorted(funcs))
+
+    def _resolve(self, tree: exp.Expression) -> exp.Expression:
+        """Qualify every column with sqlglot's optimizer against the pack's declared columns, check that each
+        reference resolves (per table, through WITH queries and subqueries), and return the qualified tree.
+
+        What runs names every column's source and lists a pack table's declared columns in place of a star
+        over it, so PostgreSQL cannot read a name differently from sqlglot: as a real column the pack does
+        not declare, say, or through a name sqlglot took for an outer query's output."""
+        _mark(tree)
+        try:
+            tree = qualify(tree, dialect="postgres", schema=self.schema, quote_identifiers=False,
+                           allow_partial_qualification=True,  # unknown columns are refused below, by table
+                           validate_qualify_columns=False)  # _check_columns is stricter: every column resolves
+            restore = self._check_columns(tree)
+        except OptimizeError as e:  # e.g. an alias used twice in one FROM, a column no source has
+            raise GuardRefusal("column_not_allowed", f"a column does not resolve: {str(e).splitlines()[0][:200]}")
+        for select in tree.find_all(exp.Select):
+            _unalias(select)  # before the stars are put back: qualify numbered its `_col_<i>` in the expanded lists
+        for undo in restore:
+            undo()
+        return tree
+
+    def _check_columns(self, tree: exp.Expression) -> list:
+        """Refuse any column reference that does not resolve; return the star restorations to apply after."""
+        checked: set[int] = set()
+        restore = []
+        for scope in traverse_scope(tree):
+            local = scope.selected_sources
+            resolver = Resolver(scope, self.schema)
+            for col in scope.columns:
+                if col.is_star or col.table not in local:
+                    continue  # stars: below; an outer reference: in the scope whose FROM holds its source
+                checked.add(id(col))
+                self._check_column(col, local[col.table][1], resolver)
+            if isinstance(scope.expression, exp.Select):
+                restore += self._check_stars(scope, resolver)
+        for node in tree.walk():
+            if isinstance(node, exp.TableColumn):
+                raise GuardRefusal("column_not_allowed", f"whole-row reference {node.name} (a table used as a value) "
+                                                         f"is not allowed")
+            if isinstance(node, exp.Dot):  # sqlglot's reading of `a.b.c` as a field of a column: PostgreSQL's differs
+                raise GuardRefusal("column_not_allowed", "qualified expressions are not allowed")
+            if isinstance(node, exp.Column) and id(node) not in checked and not node.is_star and not _output_ref(node):
+                raise GuardRefusal("column_not_allowed",
+                                   f"column {node.sql('postgres')} does not resolve to a table or WITH query in scope")
+        return restore
+
+    def _check_column(self, col: exp.Column, source: exp.Table | Scope, resolver: Resolver) -> None:
+        if isinstance(source, exp.Table):
+            if source.db != self.pack.schema or col.name not in self.tables.get(source.name, ()):
+                raise GuardRefusal("column_not_allowed", f"column {col.name} is not one of the pack's columns "
+                                                         f"of table {source.db}.{source.name}")
+            return
+        outputs = resolver.get_source_columns(col.table)
+        if col.name not in outputs or "*" in outputs:
+            raise GuardRefusal("column_not_allowed", f"column {col.table}.{col.name}: {col.table} has no output "
+                                                     f"column {col.name}")
+
+    def _check_stars(self, scope: Scope, resolver: Resolver) -> list:
+        """A star sqlglot could not expand must be over a WITH query or subquery (whose outputs are checked);
+        a star over one that sqlglot expanded is put back, for a short statement (return: how)."""
+        select = scope.expression
+        for p in select.expressions:
+            if p.is_star and not isinstance(scope.selected_sources.get(_star_source(select, p), (0, 0))[1], Scope):
+                raise GuardRefusal("column_not_allowed", f"the star over {_star_source(select, p) or 'nothing'} "
+                                                         f"cannot be checked column by column")
+        if _STAR not in select.meta:
+            return []
+        at, written, qualified = select.meta[_STAR]
+        run = select.expressions[at:at + len(select.expressions) - written + 1]
+        cols = [p.this if isinstance(p, exp.Alias) and p.alias == p.this.output_name else p for p in run]
+        if not cols or not all(isinstance(c, exp.Column) and c.table == cols[0].table for c in cols):
+            return []
+        name = cols[0].table
+        source = scope.selected_sources.get(name, (0, 0))[1]
+        if not isinstance(source, Scope) or [c.name for c in cols] != list(resolver.get_source_columns(name)):
+            return []  # over a pack table the expansion is the point: only its declared columns are read
+        star = exp.Column(this=exp.Star(), table=cols[0].args["table"].copy()) if qualified else exp.Star()
+
+        def undo() -> None:
+            select.set("expressions", select.expressions[:at] + [star] + select.expressions[at + len(run):])
+        return [undo]
 
     @staticmethod
     def _parse(sql: str) -> exp.Expression:
@@ -176,15 +353,15 @@ class Guard:
     def _generate(tree: exp.Expression) -> str:
         try:
             # comments are dropped: PostgreSQL nests /* */ and sqlglot does not, so none may reach the server
-            return tree.sql("postgres", pretty=True, comments=False, unsupported_level=ErrorLevel.RAISE)
+            # copy=False: the tree is not used after it is generated, and copying costs a tenth of the check
+            return tree.sql("postgres", copy=False, pretty=True, comments=False, unsupported_level=ErrorLevel.RAISE)
         except SqlglotError as e:
             raise GuardRefusal("unsupported", f"the statement uses syntax MapAsk cannot check: {str(e)[:200]}")
 
     def _inspect(self, tree: exp.Expression) -> tuple[set[str], set[str]]:
-        ctes: set[str] = set()
-        aliases: set[str] = set()
         tables, funcs = set(), set()
         nodes = []
+        stars = outputs = 0
         for node in tree.walk():
             nodes.append(node)
             if len(nodes) > MAX_NODES:
@@ -197,16 +374,20 @@ class Guard:
                     raise GuardRefusal("recursive", "WITH RECURSIVE is not allowed")
                 if len(node.expressions) > MAX_CTES:
                     raise GuardRefusal("too_large", f"more than {MAX_CTES} WITH queries")
-            if isinstance(node, exp.CTE):
-                ctes.add(node.alias_or_name.lower())
-            if isinstance(node, exp.Alias) and node.alias:
-                aliases.add(node.alias.lower())
-            if isinstance(node, exp.TableAlias) and node.name:
-                aliases.add(node.name.lower())
-            if isinstance(node, exp.TableAlias):
-                aliases.update(c.name.lower() for c in node.columns)
-            if isinstance(node, exp.Select) and node.args.get("locks"):
-                raise GuardRefusal("locking", "locking clauses (FOR UPDATE/SHARE) are not allowed")
+            if isinstance(node, exp.Select):
+                if node.args.get("locks"):
+                    raise GuardRefusal("locking", "locking clauses (FOR UPDATE/SHARE) are not allowed")
+                _check_star_list(node)
+                stars += sum(p.is_star for p in node.expressions)
+                outputs += len(node.expressions)
+            if isinstance(node, (exp.Values, exp.Unnest)):  # sources whose width is written out, not a pack table's
+                first = node.expressions[0] if node.expressions else None
+                outputs += len(first.expressions) if isinstance(first, exp.Tuple) else len(node.expressions)
+            if isinstance(node, exp.Star):
+                _check_star_place(node)
+        # one star per SELECT (see _check_star_list): no output is wider than a table plus the projections written
+        if stars * (self.widest + outputs) > MAX_EXPANDED:
+            raise GuardRefusal("too_large", f"the statement's stars would expand to more than {MAX_EXPANDED} columns")
         depth = {id(tree): 0}
         for node in nodes:
             if node is not tree:
@@ -259,8 +440,6 @@ class Guard:
                     raise GuardRefusal("column_not_allowed", f"system column {c} is not allowed")
                 if node.this and not isinstance(node.this, (exp.Identifier, exp.Star)):
                     raise GuardRefusal("column_not_allowed", "computed column references are not allowed")
-                if c not in self.columns and c not in aliases and c != "*" and c not in ctes:
-                    raise GuardRefusal("column_not_allowed", f"column {c} is not in the pack")
             elif isinstance(node, (exp.Dot,)) and not isinstance(node.parent, exp.Column):
                 raise GuardRefusal("column_not_allowed", "qualified expressions are not allowed")
         return tables, funcs
