@@ -17,6 +17,7 @@ from qgis.PyQt.QtWidgets import (
     QMenu,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QTabWidget,
     QToolButton,
     QVBoxLayout,
@@ -89,6 +90,7 @@ class MapAskDock(QgsDockWidget):
         row = QHBoxLayout()
         self.follow_up = QCheckBox(self.tr("Follow-up"), body)
         self.follow_up.setObjectName("followUp")
+        self.follow_up.setSizePolicy(QSizePolicy.Ignored, self.follow_up.sizePolicy().verticalPolicy())
         self.follow_up.setToolTip(self.tr("Refine the previous answer (\"only at night\", \"now for 2016\")"))
         row.addWidget(self.follow_up, 1)
         self.ask_button = QPushButton(self.tr("Ask"), body)
@@ -302,7 +304,10 @@ class MapAskDock(QgsDockWidget):
         else:  # a refinement of a refinement names both questions
             chain = [prev.follow_up_of.get("question", "")] if prev.follow_up_of else []
             chain.append(prev.answer.question)
-            self.follow_up.setText(self.tr("Follow-up of: ") + " + ".join(f"“{q[:40]}”" for q in chain))
+            full = self.tr("Follow-up of: ") + " + ".join(f"“{q}”" for q in chain)
+            # the whole chain in the tooltip; the box shows what fits, so a long question never widens the dock
+            self.follow_up.setToolTip(full)
+            self.follow_up.setText(self.follow_up.fontMetrics().elidedText(full, Qt.ElideRight, 280))
         last = self.session.last
         has_layers = bool(last and last.presented and last.presented.layers)
         self.zoom_button.setEnabled(has_layers)

@@ -122,7 +122,10 @@ def test_follow_up_refines_the_previous_frame_and_says_so(dock):
     assert second.answer.frame["scope"] == first.answer.frame["scope"]
     assert second.answer.rows[0][0] < first.answer.rows[0][0]
     assert "Follow-up of" in dock.answer_view.text.toPlainText()
-    assert "how many crashes in cambridge" in dock.follow_up.text()
+    # the whole question in the tooltip, what fits in the box (a long question must not widen the dock)
+    assert "how many crashes in cambridge" in dock.follow_up.toolTip()
+    assert dock.follow_up.text().startswith("Follow-up of")
+    assert dock.follow_up.fontMetrics().horizontalAdvance(dock.follow_up.text()) <= 280
 
 
 def test_questions_not_answered_are_recorded_too(dock):
