@@ -4,7 +4,7 @@ from __future__ import annotations
 from .annotate import Annotation
 from .numbers import band
 from .frame import Frame, Group, Measure, Near, Place, Predicate, Rank, Side, TimeSpec
-from .pack import Pack
+from .pack import Pack, language_for
 from .spans import FILLER, Ctx, has, kinds, readings, time_from_span
 from .timeparse import Span
 
@@ -61,8 +61,11 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         # "schools that had a pedestrian crash within 100 m": the schools are listed, the crashes qualify them
         target_spans.remove(inverse[1])
         near_spans.append(inverse[1])
-    target_span = inverse[0] if inverse else next(
-        (s for s in target_spans if readings(s, "entity") and _is_event(pack, readings(s, "entity"))), None) or next(
+    events = [s for s in target_spans if readings(s, "entity") and _is_event(pack, readings(s, "entity"))]
+    # 'crashes in the police data': a source named after the general word is the records meant
+    specific = [s for s in events if any(pack.entities[readings(s, "entity")[0]].shares_words_with ==
+                                         readings(o, "entity")[0] for o in events if o is not s)]
+    target_span = inverse[0] if inverse else next(iter(specific + events), None) or next(
         (s for s in target_spans if readings(s, "entity")), None)
     for s in target_spans:
         if target_span and readings(s, "entity") and readings(s, "entity")[0] == readings(target_span, "entity")[0]:
@@ -121,6 +124,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         else:
             ann.unknown.append(s.text)  # a number compared with nothing MapAsk knows: said, not ignored
     target_preds.sort(key=lambda sp: sp[0].start)
+    target_preds = _either(cx, target_preds)
     # 'average age of ...', 'total population of ...': the sum or mean of a number field, not a count
     for kind in ("sum", "avg"):
         for c in cx.cue(kind):
@@ -139,7 +143,9 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         # for its distribution, unless a value of that field is asked for too ('weather was snow')
         flds = readings(s, "field")
         if flds and not readings(s, "entity") and s not in used_fields and s not in group_spans \
-                and not any(f in filtered for f in flds) and not cx.cue("share") and not cx.cue("list"):
+                and not any(f in filtered for f in flds) and not cx.cue("share") \
+                and (not cx.cue("list") or cx.cue("breakdown")):  # 'give me the severity breakdown'
+
             group_spans.append(s)
 
     # --- places
@@ -375,6 +381,27 @@ def _applies(pack: Pack, p: Predicate, entity: str) -> bool:
         c = pack.concepts.get(p.concept)
         return bool(c and entity in c.where)
     return p.entity == entity
+
+
+def _either(cx: Ctx, preds: list) -> list:
+    """'injury or fatal crashes', 'injury crashes incl fatal': conditions joined by an either-word hold for
+    records meeting any of them (one predicate), even when one names a subset of the other."""
+    words = set(language_for(cx.pack).get("either_words", []))
+    out: list = []
+    for span, p in preds:
+        if out and not _is_place_pred(cx.pack, p) and not _is_place_pred(cx.pack, out[-1][1]):
+            # the either-word just before this condition ('..., incl fatal'); the one it joins may be further back
+            j = span.start
+            while j > out[-1][0].end and (cx.ann.tokens[j - 1] in words or cx.ann.tokens[j - 1] in FILLER):
+                j -= 1
+            if any(t in words for t in cx.ann.tokens[j:span.start]):
+                prev_span, prev = out.pop()
+                members = (prev.any_of if prev.op == "any" and not prev.concept else [prev]) + [p]
+                out.append((Span(prev_span.start, span.end, "either", None, " ".join(cx.ann.tokens[prev_span.start:span.end])),
+                            Predicate(op="any", any_of=members, text=" or ".join(m.text for m in members))))
+                continue
+        out.append((span, p))
+    return out
 
 
 def _plural(pack: Pack, span: Span) -> bool:

@@ -93,6 +93,7 @@ class Repairer:
         """How well an entity can express the frame: +1 per expressible part, -5 per impossible part."""
         score = 0.0
         preds = f.filters + f.share_of + [q for s in f.compare for q in s.filters]
+        preds = [m for q in preds for m in (q.any_of if q.op == "any" and not q.concept else [q])]
         for q in preds:
             if q.concept:
                 score += 1 if q.concept in self.pack.concepts and e.name in self.pack.concepts[q.concept].where else -5
@@ -161,6 +162,18 @@ class Repairer:
     def _resolve_pred(self, ent: Entity, q: Predicate, path: str, log, r: RepairResult) -> Predicate | None:
         if q.op in ("time", "near", "place", "area_attr", "near_place"):
             return q
+        if q.op == "any" and not q.concept:  # conditions joined by 'or': each resolved, any may hold
+            resolved = [self._resolve_pred(ent, m, f"{path}.any_of[{j}]", log, r) for j, m in enumerate(q.any_of)]
+            members = [m for m in resolved if m is not None]
+            if len(members) <= 1:
+                return members[0] if members else None
+            first = members[0]
+            if all(m.op == "in" and m.field == first.field for m in members):  # one field: one list of values
+                values = [v for m in members for v in m.values]
+                # no concept: the values are the union, which a replay must not re-derive from one concept
+                return Predicate(field=first.field, op="in", values=list(dict.fromkeys(values)), entity=ent.name,
+                                 text=q.text)
+            return Predicate(op="any", any_of=members, text=q.text, entity=ent.name)
         if q.concept:
             c = self.pack.concepts.get(q.concept)
             where = c.where.get(ent.name) if c else None
@@ -524,6 +537,7 @@ def _merge_same_field(preds: list[Predicate], log) -> list[Predicate]:
             log("filters_merged", "filters", before, twin.values, f"one field named twice: the narrower set ({twin.text})")
             continue
         twin.values += [v for v in q.values if v not in twin.values]
+        twin.concept = None  # the union of two readings: a replay must keep these values, not one concept's
         twin.text = f"{twin.text} or {q.text}"
         log("filters_merged", "filters", before, twin.values, f"one field, several values: any of them ({twin.text})")
     return out

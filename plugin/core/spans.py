@@ -60,7 +60,11 @@ def time_from_span(ts: TimeSpec, v: dict, text: str) -> None:
     if "isodow" in v:
         ts.isodow += [d for d in v["isodow"] if d not in ts.isodow]
     if "hours" in v:
-        ts.hours += [h for h in v["hours"] if h not in ts.hours]
+        both = [h for h in ts.hours if h in v["hours"]]
+        if ts.hours and both and (set(both) == set(v["hours"]) or set(both) == set(ts.hours)):
+            ts.hours = both  # 'mornings 7-9am': one range inside the other means the narrower
+        else:
+            ts.hours += [h for h in v["hours"] if h not in ts.hours]
     if "days_of_month" in v:
         ts.days_of_month += [d for d in v["days_of_month"] if d not in ts.days_of_month]
     if "date_from" in v:

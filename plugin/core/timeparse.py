@@ -49,6 +49,8 @@ class TimeParser:
         self.seasons = seasons
         months = "|".join(sorted(lang["months"], key=len, reverse=True))
         days = "|".join(sorted(lang["days"], key=len, reverse=True))
+        holidays = "|".join(sorted((re.escape(h) for h in lang.get("holidays", {})), key=len, reverse=True)) or "(?!)"
+        self._days = days
         units = "|".join(sorted((re.escape(u) for u in lang["units"]), key=len, reverse=True))
         nums = r"(\d+(?:\.\d+)?|" + "|".join(sorted(lang["number_words"], key=len, reverse=True)) + ")"
         cue = lambda name: "|".join(sorted((re.escape(c) for c in lang["cues"][name]), key=len, reverse=True))
@@ -56,14 +58,17 @@ class TimeParser:
         hr = r"(\d{1,2}(?::\d\d)?|midnight|noon)"
         self.patterns: list[tuple[str, re.Pattern]] = [
             ("distance", re.compile(rf"\b{nums} ({units})\b")),
-            ("topn", re.compile(rf"\b(?:top|first|best|worst|highest|lowest|bottom|which|what) {nums}\b|\b{nums} (?:most|highest|worst|least|fewest|lowest|safest|busiest|top)\b|\b(?:nearest|closest) {nums}\b|\b{nums} (?=(?:\w+ ){{0,2}}(?:nearest|closest)\b)")),
+            ("topn", re.compile(rf"\b(?:top|first|best|worst|highest|lowest|bottom|which|what) {nums}\b|\b{nums} (?:most|highest|worst|least|fewest|lowest|safest|busiest|top)\b|\b(?:nearest|closest) {nums}\b|\b(?:show|list|give) all {nums}\b|\b{nums} (?=(?:\w+ ){{0,2}}(?:nearest|closest)\b)")),
             ("per", re.compile(r"\bper (\d+) (?:residents|people|inhabitants|population|persons|capita)\b")),
             ("hour_range", re.compile(rf"\b(?:between|from) {hr} ?(am|pm)? (?:and|to) {hr} ?(am|pm)?(?: in the (morning|afternoon|evening))?\b")),
+            # '7-9am', '3 to 5 pm': a range without 'between' needs its am/pm, or '5 to 10' would be hours
+            ("hour_range", re.compile(rf"\b{hr} ?(am|pm)? to {hr} ?(am|pm)(?: in the (morning|afternoon|evening))?\b")),
             ("date_range", re.compile(rf"\b(?:between|from) ({months}) (\d{{1,2}}) (?:{YEAR} )?(?:and|to|through|until) (?:({months}) )?(\d{{1,2}}) ?{YEAR}?\b")),
             ("date_since", re.compile(rf"\b(since|after|from|starting|before|prior to|until|through) ({months}) (\d{{1,2}})(?: {YEAR})?\b")),
             ("month_range", re.compile(rf"\b(?:from|between) ({months}) (?:to|and|through|thru|until|till) ({months})\b(?! \d)")),
             ("month_since", re.compile(rf"\b(since|after|starting in|starting|before|prior to|until|till) ({months})\b(?! \d)")),
             ("date", re.compile(rf"\b(?:on )?({months}) (\d{{1,2}})(?: {YEAR})?\b")),
+            ("holiday", re.compile(rf"\b(?:on )?({holidays})(?: day)?(?: (?:of |in )?{YEAR})?\b")),
             ("dom", re.compile(rf"\b(?:on )?(?:the )?(\d{{1,2}}) of ({months})(?: {YEAR})?\b")),
             ("period", re.compile(rf"\b(?:in |during )?(?:the )?({periods})(?: of {YEAR})?\b")),
             ("hour_after", re.compile(r"\b(after|before|since) (\d{1,2}(?::\d\d)?) ?(am|pm)\b")),
@@ -81,7 +86,7 @@ class TimeParser:
             ("weekend", re.compile(r"\b(?:on |during |over )?(?:the )?(" + "|".join(map(re.escape, lang["weekend"])) + r")\b")),
             ("weekday", re.compile(r"\b(?:on |during )?(?:the )?(" + "|".join(map(re.escape, lang["weekday"])) + r")\b")),
             ("day_dom", re.compile(rf"\b(?:on )?(?:a )?({days}) the (\d{{1,2}})\b")),
-            ("day", re.compile(rf"\b(?:on |during )?({days})\b")),
+            ("day", re.compile(rf"\b(?:on |during )?(?:a )?({days})\b")),
             ("season", re.compile(r"\b(?:in |during |in the |during the )?(" + "|".join(sorted(lang["seasons"], key=len, reverse=True)) + r")\b")),
             ("tod", re.compile(r"\b(?:in the |during the |at |in |during )?(" + "|".join(sorted(map(re.escape, lang["time_of_day"]), key=len, reverse=True)) + r")\b")),
         ]
@@ -129,9 +134,10 @@ class TimeParser:
         if kind == "hour_24":
             h = int(g[0])
             return {"hours": [h]} if 0 <= h <= 23 else None
-        if kind in ("date", "dom"):
-            mon, day, year = (g[0], g[1], g[2]) if kind == "date" else (g[1], g[0], g[2])
-            m, d = self.lang["months"][mon], int(day)
+        if kind in ("date", "dom", "holiday"):
+            mon, day, year = (g[0], g[1], g[2]) if kind == "date" else (g[1], g[0], g[2]) if kind == "dom" else \
+                (*self.lang["holidays"][g[0]], g[1])
+            m, d = mon if kind == "holiday" else self.lang["months"][mon], int(day)
             if not 1 <= d <= 31:
                 return None
             if year:
@@ -201,7 +207,10 @@ class TimeParser:
         if kind == "weekday":
             return {"isodow": [1, 2, 3, 4, 5], "label": "weekday"}
         if kind == "day":
-            if g[0] in ("sun", "sat", "wed", "mon") and not m.group(0).startswith(("on ", "during ")):
+            # 'sun', 'sat': ordinary words unless introduced by on/during or linked to another day ('sat or sun')
+            linked = re.search(rf"\b(?:{self._days}) (?:or|and|to) $", m.string[max(0, m.start() - 16):m.start()]) or \
+                re.match(rf" (?:or|and|to) (?:{self._days})\b", m.string[m.end():m.end() + 16])
+            if g[0] in ("sun", "sat", "wed", "mon") and not m.group(0).startswith(("on ", "during ")) and not linked:
                 return None
             return {"isodow": [self.lang["days"][g[0]]]}
         if kind == "season":
