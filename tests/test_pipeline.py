@@ -492,3 +492,19 @@ def test_replaying_the_final_frame_gives_the_same_result(pipeline, q):
     """The audited frame alone reproduces the answer: merged values are not re-derived from one concept."""
     a = ask(pipeline, q)
     assert pipeline.replay({"question": q, "frame": a.frame}).result_hash == a.result_hash
+
+
+def test_more_user_phrasings_of_places_and_people(pipeline, admin):
+    """Three streets naming one intersection ('mass ave / prospect st / western ave'); 'drivers younger than 16'
+    (the youngest driver's band); a published label spelt with digits ('4 way intersections')."""
+    a = ask(pipeline, "ped crashes within 100 m of the mass ave / prospect st / western ave intersection")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_crash c JOIN ma.intersection i ON
+        i.intersection = 'Magazine St & Massachusetts Ave & Prospect St & Western Ave'
+        WHERE c.pedestrian_involved AND ST_DWithin(c.geom, i.geom, 100)""")
+    a = ask(pipeline, "crashes involving drivers younger than 16 - how many?")
+    assert a.rows[0][0] == scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE age_drvr_yngst = '<16'")
+    a = ask(pipeline, "crashes with drivers over 84")
+    assert a.rows[0][0] == scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE age_drvr_oldest = '>84'")
+    a = ask(pipeline, "cambridge bike crashes at 4 way intersections with no traffic control")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_bicycle_crash WHERE
+        trim(roadway_junction_type) = 'FOUR WAY INTERSECTION' AND trim(traffic_control_device_type) = 'NO CONTROLS'""")

@@ -91,24 +91,37 @@ class AnchorIndex:
         return idx
 
     def join(self, found: list["AnchorMatch"], toks: list[str]) -> list["AnchorMatch"]:
-        """Two names of one entity linked by a junction word ('mass ave and prospect st') become the feature whose
-        name joins them (their intersection), when the pack has such an entity and the database such a name."""
+        """Names of one entity side by side or linked by a junction word ('mass ave and prospect st', 'mass ave /
+        prospect st / western ave') become the feature whose name joins them all (their intersection), when the
+        pack has such an entity and the database such a name."""
         out: list[AnchorMatch] = []
+        parts: list[list[AnchorMatch]] = []  # the names each entry of `out` joins
         for m in found:
             prev = out[-1] if out else None
-            if prev and prev.entity == m.entity and m.start == prev.end + 1 and toks[prev.end] in self.joiners:
-                hits = {h for x in self.synonyms(prev.entity, prev.name) for y in self.synonyms(m.entity, m.name)
-                        for h in self.pairs.get((m.entity, frozenset((x, y))), [])}
-                if hits:
-                    hits = sorted(hits, key=lambda h: (h[1].count("&"), h))  # the plain crossing first
-                    ent, name = hits[0]
-                    out[-1] = AnchorMatch(ent, name, min(prev.score, m.score), prev.start, m.end,
-                                          " ".join(toks[prev.start:m.end]),
-                                          others=[{"entity": e, "name": n, "score": min(prev.score, m.score)}
-                                                  for e, n in hits[1:]])
-                    continue
+            gap = toks[prev.end:m.start] if prev else None
+            linked = prev is not None and m.start >= prev.end and (not gap or (len(gap) == 1 and gap[0] in self.joiners))
+            named = parts[-1] + [m] if linked and parts[-1][0].entity == m.entity else None
+            hits = self._joining(named) if named and len(named) > 1 else set()
+            if hits:
+                hits = sorted(hits, key=lambda h: (h[1].count("&"), h))  # the plain crossing first
+                ent, name = hits[0]
+                score = min(x.score for x in named)
+                out[-1] = AnchorMatch(ent, name, score, named[0].start, m.end, " ".join(toks[named[0].start:m.end]),
+                                      others=[{"entity": e, "name": n, "score": score} for e, n in hits[1:]])
+                parts[-1] = named
+                continue
             out.append(m)
+            parts.append([m])
         return out
+
+    def _joining(self, named: list["AnchorMatch"]) -> set[tuple[str, str]]:
+        """The features whose names join every pair of the given names."""
+        hits = None
+        for a, b in itertools.combinations(named, 2):
+            pair = {h for x in self.synonyms(a.entity, a.name) for y in self.synonyms(b.entity, b.name)
+                    for h in self.pairs.get((a.entity, frozenset((x, y))), [])}
+            hits = pair if hits is None else hits & pair
+        return hits or set()
 
     def match(self, toks: list[str], locked: set[int], pack: Pack, stop: set[str],
               known: set[str]) -> list[AnchorMatch]:
@@ -131,6 +144,9 @@ class AnchorIndex:
                         continue
                     if len(text) < 5:
                         continue
+                    if any(" ".join(g) in self.variants for g in (gram[1:], gram[:-1]) if g):
+                        continue  # 'st western ave': a name spelt exactly, one word off, is that name alone
+
                     cutoff = 90.0 if len(text) < 8 else 85.0
                     hits = fuzzy.best(text, choices, cutoff)
                     if not hits:

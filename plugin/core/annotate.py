@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from .anchors import AnchorIndex
 from .numbers import comparisons
 from .pack import Pack, language_for, norm_label
-from .text import normalize, phrase_key
+from .text import normalize, phrase_key, tokens
 from .timeparse import Span, TimeParser
 
 
@@ -42,9 +42,10 @@ class Lexicon:
                     for code in f.codes:
                         parts = code.split(f.separator) if f.separator else [code]
                         for part in parts:
-                            lex.add(part, "label", (e.name, f.name, norm_label(part)))
-                            if part.strip() and not part.strip().endswith("s"):
-                                lex.add(part + "s", "label", (e.name, f.name, norm_label(part)))
+                            for said in _spellings(part, lang):
+                                lex.add(said, "label", (e.name, f.name, norm_label(part)))
+                                if said.strip() and not said.strip().endswith("s"):
+                                    lex.add(said + "s", "label", (e.name, f.name, norm_label(part)))
         for c in pack.concepts.values():
             for w in c.words:
                 lex.add(w, "concept", c.name)
@@ -59,6 +60,14 @@ class Lexicon:
                     if not w.startswith(cue + " "):
                         lex.add(f"{cue} {w}", "timepart", part)
         return lex
+
+
+def _spellings(label: str, lang: dict) -> list[str]:
+    """A published label and, when it spells a number ('Four-way intersection'), the same with digits ('4 way')."""
+    words = lang.get("number_words", {})
+    toks = tokens(label)
+    digits = [str(words[t]) if t in words else t for t in toks]
+    return [label] + ([" ".join(digits)] if digits != toks else [])
 
 
 @dataclass

@@ -117,7 +117,8 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
             f.having.append(Predicate(op=s.value["op"], values=[s.value["n"]], text=s.text))
         elif fields:
             used_fields.append(fields[-1])
-            ent, fname = next((r for r in readings(fields[-1], "field") if _measurable(pack, *r)))
+            ent, fname = _compared_field(pack, [r for r in readings(fields[-1], "field") if _measurable(pack, *r)],
+                                         s.value["op"])
             said = f"{s.text} {fields[-1].text}" if after else f"{fields[-1].text} {s.text}"
             target_preds.append((s, Predicate(field=fname, op=s.value["op"], values=[s.value["n"]], entity=ent,
                                               text=said)))
@@ -410,6 +411,13 @@ def _plural(pack: Pack, span: Span) -> bool:
     words = span.text.split()
     return bool(ents) and (span.text.endswith(pack.entities[ents[0]].plural.split()[-1].lower()) or
                            (words[-1].endswith("s") and not span.text.endswith(pack.entities[ents[0]].label.lower())))
+
+
+def _compared_field(pack: Pack, cands: list[tuple[str, str]], op: str) -> tuple[str, str]:
+    """'drivers younger than 16': of fields holding the least and the greatest of several values, a record has
+    one under 16 when its least is, and one over 80 when its greatest is."""
+    want = "min" if op in ("lt", "lte") else "max"
+    return next((c for c in cands if pack.entities[c[0]].fields[c[1]].extreme == want), cands[0])
 
 
 def _numeric(pack: Pack, entity: str, field: str) -> bool:

@@ -52,6 +52,7 @@ class Field:
     label: str
     words: list[str] = field(default_factory=list)
     match_labels: bool = True
+    extreme: str | None = None  # 'min'/'max': the field holds the least/greatest of several (youngest driver age)
     separator: str | None = None
     place: str | None = None
     unit: str | None = None
@@ -203,6 +204,7 @@ def load_pack(path: str | Path) -> Pack:
             fields[fname] = Field(
                 name=fname, kind=f["kind"], label=f["label"], words=[w.lower() for w in f.get("words", [])],
                 match_labels=f.get("match_labels", True), separator=f.get("separator"), place=f.get("place"),
+                extreme=f.get("extreme"),
                 unit=f.get("unit"), description=f.get("description", ""),
                 codes=list((codes.get(e["table"]) or {}).get(fname) or []))
         entities[name] = Entity(
