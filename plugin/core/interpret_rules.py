@@ -68,8 +68,9 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     target_span = inverse[0] if inverse else next(iter(specific + events), None) or next(
         (s for s in target_spans if readings(s, "entity")), None)
     for s in target_spans:
-        if target_span and readings(s, "entity") and readings(s, "entity")[0] == readings(target_span, "entity")[0]:
-            continue  # "crashes ... were injury crashes": the same records named twice
+        if target_span and readings(s, "entity") and readings(s, "entity")[0] in (
+                readings(target_span, "entity")[0], pack.entities[readings(target_span, "entity")[0]].shares_words_with):
+            continue  # "crashes ... were injury crashes", "crashes in the police data": the same records named twice
         if s is not target_span and readings(s, "entity"):
             # a second entity word with no relation cue: a superlative makes it a group ("towns with most crashes"),
             # and so does a condition on the count ("towns with more than 100 crashes")
