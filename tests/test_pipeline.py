@@ -508,3 +508,13 @@ def test_more_user_phrasings_of_places_and_people(pipeline, admin):
     a = ask(pipeline, "cambridge bike crashes at 4 way intersections with no traffic control")
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_bicycle_crash WHERE
         trim(roadway_junction_type) = 'FOUR WAY INTERSECTION' AND trim(traffic_control_device_type) = 'NO CONTROLS'""")
+
+
+def test_a_partial_name_is_asked_back_with_the_names_holding_it(pipeline):
+    """'near rindge school': no school is named that, two names hold both words: which one is asked, never
+    guessed; choosing one answers."""
+    a = pipeline.ask("police crashes near rindge school")
+    assert a.status == "clarify" and not a.sql
+    assert set(a.clarify[0]["choices"]) == {"Rindge Ave Upper School", "Rindge School of Technical Arts"}
+    b = pipeline.ask("police crashes near Rindge School of Technical Arts")
+    assert b.status == "answered" and b.frame["near"]["anchor"]["name"] == "Rindge School of Technical Arts"

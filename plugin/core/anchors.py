@@ -35,6 +35,8 @@ class AnchorIndex:
     # (part entity, {two normalised part names}) -> [(joined entity, published name)]: "A & B" intersections
     pairs: dict[tuple[str, frozenset], list[tuple[str, str]]] = field(default_factory=dict)
     joiners: set[str] = field(default_factory=set)
+    # word -> the names (entity, published name) whose variants hold it: 'rindge' -> three schools, a street
+    by_word: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
 
     def add(self, entity: str, name: str, abbreviations: dict[str, str], numbers: dict[str, int],
             endings: dict[str, str] | None = None) -> None:
@@ -54,6 +56,8 @@ class AnchorIndex:
             lst = self.variants.setdefault(form, [])
             if (entity, name) not in lst:
                 lst.append((entity, name))
+            for word in form.split():
+                self.by_word.setdefault(word, set()).add((entity, name))
 
     def synonyms(self, entity: str, name: str) -> set[str]:
         n = normalize(name)
@@ -164,4 +168,35 @@ class AnchorIndex:
                 found.append(AnchorMatch(top["entity"], top["name"], top["score"], i, i + n, text,
                                          others=[c for c in cands[1:] if c["score"] >= top["score"] - 3]))
                 taken.update(span)
+        found += self._partial(toks, taken, pack, stop, known)
         return self.join(sorted(found, key=lambda m: m.start), toks)
+
+    def _partial(self, toks: list[str], taken: set[int], pack: Pack, stop: set[str], known: set[str]) -> list[AnchorMatch]:
+        """'near rindge school': a word no name is, but part of a few names (with the words beside it that those
+        names also hold) names one of them; which one is asked back (score PARTIAL_SCORE), never guessed."""
+        out = []
+        for i, tok in enumerate(toks):
+            if i in taken or tok in stop or tok in known or tok.isdigit() or len(tok) < 4 or tok not in self.by_word:
+                continue
+            lo, hi = i, i + 1
+            while hi < len(toks) and hi not in taken and toks[hi] not in stop and self._names_with(toks[lo:hi + 1]):
+                hi += 1
+            while lo > 0 and lo - 1 not in taken and toks[lo - 1] not in stop and self._names_with(toks[lo - 1:hi]):
+                lo -= 1
+            names = sorted(self._names_with(toks[lo:hi]), key=lambda en: (pack.priority(en[0]), en[1]))
+            if not 1 <= len(names) <= MAX_PARTIAL:
+                continue
+            cands = [{"entity": e, "name": n, "score": PARTIAL_SCORE} for e, n in names]
+            out.append(AnchorMatch(names[0][0], names[0][1], PARTIAL_SCORE, lo, hi, " ".join(toks[lo:hi]),
+                                   others=cands[1:]))
+            taken.update(range(lo, hi))
+        return out
+
+    def _names_with(self, words: list[str]) -> set[tuple[str, str]]:
+        sets = [self.by_word.get(w, set()) for w in words]
+        return set.intersection(*sets) if sets else set()
+
+
+# a name found only as part of longer names: always confirmed with the user; at most this many are offered
+PARTIAL_SCORE = 70.0
+MAX_PARTIAL = 8

@@ -21,7 +21,7 @@ from .frame import Frame, Place, Side, frame_from_dict
 from .guard import Guard
 from .interpret_rules import interpret, pred_fields
 from .layer_sql import value_column
-from .pack import Pack, load_pack, measures_summary, pack_summary
+from .pack import Pack, language_for, load_pack, measures_summary, pack_summary
 from .plan import plan as make_plan
 from .interpret_model import Backend, interpret_with_model
 from .judge import judge_answer
@@ -30,7 +30,6 @@ from .user_examples import approved_example
 from .spans import has
 from .text import normalize
 from .repair import Repairer
-from .pack import language_for
 from .verify import verify
 
 MAX_QUESTION_CHARS = 1000
@@ -244,7 +243,8 @@ class Pipeline:
         if rep.clarify:
             a.status, a.clarify = "clarify", rep.clarify
             c = rep.clarify[0]
-            a.answer = f"'{c['text']}' could mean: " + ", ".join(c["choices"][:5]) + ". Which one?"
+            a.answer = (f"Did you mean {c['choices'][0]} by '{c['text']}'?" if len(c["choices"]) == 1 else
+                        f"'{c['text']}' could mean: " + ", ".join(c["choices"][:5]) + ". Which one?")
             return
         if rep.problems:
             a.status = "clarify"

@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .frame import INTENTS, Frame, Group, Measure, Place, Predicate, TimeSpec, frame_problems
+from .anchors import PARTIAL_SCORE
 from .numbers import band, holds
 from .pack import Entity, Pack, norm_label
 
@@ -303,7 +304,7 @@ class Repairer:
     def _resolve_scope(self, ent: Entity, places: list[Place], path: str, log, r: RepairResult) -> list[Place]:
         out = []
         for i, pl in enumerate(places):
-            if pl.candidates and pl.score < 100:
+            if (pl.candidates or pl.score <= PARTIAL_SCORE) and pl.score < 100:
                 r.clarify.append({"text": pl.text, "choices": [pl.name] + [c["name"] for c in pl.candidates]})
             area = self.pack.entities.get(pl.entity or "")
             town = ent.coverage.get("town")
@@ -344,7 +345,7 @@ class Repairer:
             f.near = None
             r.notes.append("a distance was given without a place or feature to measure from: ignored")
             return
-        if n.anchor and n.anchor.candidates and n.anchor.score < 100:
+        if n.anchor and (n.anchor.candidates or n.anchor.score <= PARTIAL_SCORE) and n.anchor.score < 100:
             r.clarify.append({"text": n.anchor.text, "choices": [n.anchor.name] + [c["name"] for c in n.anchor.candidates]})
         if n.anchor and n.anchor.score < 100:
             log("anchor_fuzzy", "near.anchor", n.anchor.text, n.anchor.name, f"closest name ({n.anchor.score:.0f}/100)")
