@@ -407,7 +407,7 @@ class Pipeline:
                 # 'caused by speeding': a condition the pack does not record; answering without it would mislead
                 return (f"MapAsk does not know '{tok}' as a condition recorded in this pack: it can "
                         f"{measures_summary(self.pack)}. " + pack_summary(self.pack))
-        said = any(has(s, "entity") or has(s, "field") for s in ann.spans)
+        said = any(has(s, "entity") or has(s, "field") or has(s, "label") or has(s, "concept") for s in ann.spans)
         content_unknown = [u for u in ann.unknown if not any(ch.isdigit() for ch in u)]
         if not said and content_unknown and not frame.target:
             # 'how many potholes in <town>': the thing asked about is a word the pack does not know
