@@ -518,3 +518,16 @@ def test_a_partial_name_is_asked_back_with_the_names_holding_it(pipeline):
     assert set(a.clarify[0]["choices"]) == {"Rindge Ave Upper School", "Rindge School of Technical Arts"}
     b = pipeline.ask("police crashes near Rindge School of Technical Arts")
     assert b.status == "answered" and b.frame["near"]["anchor"]["name"] == "Rindge School of Technical Arts"
+
+
+def test_areas_with_no_records(pipeline, admin):
+    """'towns with no crashes': every town is listed by the name the records carry (its other spellings too),
+    those with none are kept."""
+    a = ask(pipeline, "towns with no crashes")
+    ref = [r[0] for r in rows(admin, """SELECT t.town FROM ma.town t WHERE NOT EXISTS (SELECT 1 FROM ma.massdot_crash c
+        WHERE c.city_town_name = t.town OR (t.town = 'MANCHESTER BY THE SEA' AND c.city_town_name = 'MANCHESTER'))""")]
+    assert sorted(col(a, "town")) == sorted(ref) and set(col(a, "count")) == {0}
+    a = ask(pipeline, "towns with zero fatal crashes")
+    assert len(a.rows) == scalar(admin, """SELECT count(*) FROM ma.town t WHERE NOT EXISTS (SELECT 1 FROM ma.massdot_crash c
+        WHERE c.crash_severity_descr = 'Fatal injury' AND (c.city_town_name = t.town OR
+        (t.town = 'MANCHESTER BY THE SEA' AND c.city_town_name = 'MANCHESTER')))""")

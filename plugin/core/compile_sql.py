@@ -142,6 +142,17 @@ class Compiler:
                .where(exp.and_(area_name(area, [pl.name]), exp.func("ST_Intersects", col("geom", "a"), col("geom", t)))))
         return exp.Exists(this=sub)
 
+    def place_join(self, pf: dict, area_name_: exp.Expression, t: str) -> exp.Expression:
+        """The records of an area by the place field holding its name (in the field's case, with the other
+        spellings the pack lists under `same`)."""
+        name = exp.Upper(this=area_name_) if pf.get("case") == "upper" else \
+            exp.Initcap(this=area_name_) if pf.get("case") == "title" else area_name_
+        on = exp.EQ(this=col(pf["field"], t), expression=name)
+        for area, spellings in (pf.get("same") or {}).items():
+            on = exp.or_(on, exp.and_(exp.EQ(this=area_name_.copy(), expression=lit(area)),
+                                      col(pf["field"], t).isin(*[lit(v) for v in spellings])))
+        return on
+
     def group_expr(self, ent: Entity, g: Group, t: str) -> tuple[exp.Expression, exp.Expression | None, str]:
         """(value, sort key or None, column name) of one grouping over rows aliased t. With a sort key, the rows
         are grouped by the key alone and the value is a function of it: a per-row part is computed once."""
@@ -267,8 +278,15 @@ class Compiler:
                 ids.set("expressions", [col(ent.key, "n")])
                 ctes.append(("near_ids", ids))
             elif f.near.mode == "nearest":
-                dist = exp.select(exp.Min(this=exp.func("ST_Distance", col("geom", "t"), col("geom", "s")))) \
-                    .from_(cte_ref("support", "s")).subquery()
+                if f.near.anchor and f.near.anchor.name:
+                    # one named feature (its few parts): gathered once, then one distance per record
+                    parts = exp.select(exp.func("ST_Collect", col("geom", "s"))).from_(cte_ref("support", "s")).subquery()
+                    dist = exp.func("ST_Distance", col("geom", "t"), parts)
+                else:  # a class of features: the closest one by the spatial index, per record
+                    dist = (exp.select(exp.func("ST_Distance", col("geom", "t"), col("geom", "s")))
+                            .from_(cte_ref("support", "s"))
+                            .order_by(exp.Distance(this=col("geom", "s"), expression=col("geom", "t")))
+                            .limit(1).subquery())
                 near = (exp.select(exp.Star(), dist.as_("distance_m")).from_(cte_ref(last, "t"))
                         .where(exp.Is(this=col("geom", "t"), expression=exp.null()).not_())
                         .order_by(exp.Ordered(this=exp.column("distance_m"))).limit(int(f.near.k or 10)))
@@ -391,7 +409,12 @@ class Compiler:
                     area = p.entity(g.key)
                     name_col = area.names[0] if area.names else area.display
                     src = table_ref(p, area, "a")
-                    joins.append((cte_ref(last, "t"), exp.func("ST_Intersects", col("geom", "a"), col("geom", "t"))))
+                    pf = ent.places.get(area.name)
+                    # records naming their area are counted by that name (records without a location too);
+                    # the others by where they lie
+                    on = self.place_join(pf, col(name_col, "a"), "t") if pf else \
+                        exp.func("ST_Intersects", col("geom", "a"), col("geom", "t"))
+                    joins.append((cte_ref(last, "t"), on))
                     selects.append(col(name_col, "a").as_(g.key))
                     group_exprs.append(col(name_col, "a"))
                     continue

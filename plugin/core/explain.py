@@ -67,6 +67,8 @@ def explain(pack: Pack, f: Frame, columns: list[str], rows: list, value_col: int
     elif f.intent in ("list", "locate"):
         s = f"Found {len(rows):,}{'+' if truncated else ''} {what}."
     elif f.compare:
+        if f.measure.kind == "epdo":
+            what = f"{pack.convention('epdo', 'name', default='severity-weighted score')} of {what}"
         vals = [(r[columns.index("side")], r[value_col]) for r in rows]
         s = "; ".join(f"{lab}: {_fmt(v)}" for lab, v in vals)
         if len(vals) == 2 and isinstance(vals[0][1], (int, float)) and isinstance(vals[1][1], (int, float)):
@@ -106,8 +108,9 @@ def explain(pack: Pack, f: Frame, columns: list[str], rows: list, value_col: int
         if f.intent == "trend" and len(rows) == 1:
             s = f"{what[0].upper() + what[1:]}: {_fmt(top[value_col])}, all in {columns[label]} {_lab(top[label])}."
         elif f.intent == "trend":
-            first, last = rows[0], rows[-1]
-            peak = max(rows, key=lambda r: r[value_col] or 0)
+            known = [r for r in rows if r[label] is not None] or rows  # records without the time part sort last
+            first, last = known[0], known[-1]
+            peak = max(known, key=lambda r: r[value_col] or 0)
             s = (f"{what[0].upper() + what[1:]} by {columns[label]}: {_lab(first[label])}: {_fmt(first[value_col])}, "
                  f"{_lab(last[label])}: {_fmt(last[value_col])}; peak {_lab(peak[label])} ({_fmt(peak[value_col])}).")
         else:

@@ -23,6 +23,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     spans = ann.spans
     place_values = _place_values(ann, pack)
     spans = [s for s in spans if not any(s is a or s is b for a, b, _ in place_values)] + [p for _, _, p in place_values]
+    spans += _no_records(ann.tokens, spans, pack)
     spans.sort(key=lambda s: s.start)
     ann = Annotation(ann.tokens, spans, ann.unknown)
     cx = Ctx(ann, pack)
@@ -115,7 +116,10 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
                            and _measurable(pack, *readings(f, "field")[0])]
         counted = not after and s in counts
         if counted:
-            f.having.append(Predicate(op=s.value["op"], values=[s.value["n"]], text=s.text))
+            counted_end = next((e.end for e in entity_spans if s in cx.before(e, 3)), s.end)
+            f.having.append(Predicate(op=s.value["op"], values=[s.value["n"]],
+                                      text=" ".join(ann.tokens[s.start:counted_end])))  # 'more than 100 crashes'
+
         elif fields:
             used_fields.append(fields[-1])
             ent, fname = _compared_field(pack, [r for r in readings(fields[-1], "field") if _measurable(pack, *r)],
@@ -383,6 +387,22 @@ def _applies(pack: Pack, p: Predicate, entity: str) -> bool:
         c = pack.concepts.get(p.concept)
         return bool(c and entity in c.where)
     return p.entity == entity
+
+
+def _no_records(toks: list[str], spans: list[Span], pack: Pack) -> list[Span]:
+    """'towns with no crashes': 'no' before records counted is the count condition 'at most 0'."""
+    words = set(language_for(pack).get("none_words", []))
+    covered = {i for s in spans for i in range(s.start, s.end)}
+    out = []
+    for i, t in enumerate(toks):
+        if t in words and i not in covered:
+            nxt = next((s for s in sorted(spans, key=lambda s: s.start) if s.start > i and readings(s, "entity")), None)
+            mods = [s for s in spans if s.start > i and nxt and s.end <= nxt.start]  # 'no fatal crashes'
+
+            if nxt and readings(nxt, "entity") and _is_event(pack, readings(nxt, "entity")) and \
+                    nxt.start - i - 1 == sum(s.end - s.start for s in mods) and len(mods) <= 2:
+                out.append(Span(i, i + 1, "numcmp", {"op": "lte", "n": 0}, t))
+    return out
 
 
 def _either(cx: Ctx, preds: list) -> list:

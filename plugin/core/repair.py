@@ -440,6 +440,17 @@ class Repairer:
                 out.append(g)
         f.group_by = out
 
+    def _groups_with_none(self, f: Frame, log) -> None:
+        """'towns with no crashes': groups by a place field list only places with records, so a condition a
+        group without records meets takes every area instead (counted by location)."""
+        ent = self.pack.entity(f.target)
+        for i, g in enumerate(f.group_by):
+            area = _place_area(self.pack, ent, g.key) if g.kind == "field" else None
+            if area:
+                f.group_by[i] = Group("area", area)
+                log("group_area", f"group_by[{i}]", g.key, area, f"{self.pack.entity(area).plural} without any "
+                    f"{ent.label} are listed only when every {self.pack.entity(area).label} is")
+
     def _resolve_measure(self, ent: Entity, f: Frame, log, r: RepairResult) -> None:
         m = f.measure
         if m.kind in ("sum", "avg"):
@@ -483,6 +494,9 @@ class Repairer:
                 f.group_by.append(g)
 
     def _structure(self, f: Frame, log, r: RepairResult) -> None:
+        if any(h.op == "lte" and h.values and h.values[0] >= 0 or h.op == "lt" and h.values and h.values[0] > 0
+               for h in f.having):
+            self._groups_with_none(f, log)
         if f.having and not (f.group_by or f.compare):
             r.problems.append(f"'{f.having[0].text}' compares how many records each group has, but the question names "
                               "no groups (e.g. 'towns with more than 100 ...')")
@@ -508,6 +522,11 @@ class Repairer:
             r.problems.append(f"a share needs a condition (e.g. 'share of {self.pack.entity(f.target).plural} that ...')")
         if f.intent == "trend" and not any(g.kind == "time" for g in f.group_by):
             f.group_by.append(Group("time", "year"))
+
+
+def _place_area(pack: Pack, ent: Entity, key: str) -> str | None:
+    """The area entity whose name a place field of `ent` holds ('city_town_name' -> 'town'), else None."""
+    return next((a for a, pf in ent.places.items() if pf.get("field") == key and a in pack.entities), None)
 
 
 def _has_time_part(e: Entity, part: str) -> bool:
