@@ -531,3 +531,12 @@ def test_areas_with_no_records(pipeline, admin):
     assert len(a.rows) == scalar(admin, """SELECT count(*) FROM ma.town t WHERE NOT EXISTS (SELECT 1 FROM ma.massdot_crash c
         WHERE c.crash_severity_descr = 'Fatal injury' AND (c.city_town_name = t.town OR
         (t.town = 'MANCHESTER BY THE SEA' AND c.city_town_name = 'MANCHESTER')))""")
+
+
+def test_a_generic_word_is_no_field_and_an_unread_id_is_said(pipeline, admin):
+    """'in unlit conditions' is the light condition only (not grouped by weather); a record number MapAsk
+    cannot look up is asked back, not dropped."""
+    a = ask(pipeline, "how many crashes in unlit conditions")
+    assert a.rows == [[scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE ambnt_light_descr = 'Dark - roadway not lighted'")]]
+    b = pipeline.ask("nearest school to crash 4336035")
+    assert b.status == "clarify" and "4336035" in b.answer and not b.sql

@@ -121,5 +121,7 @@ class Annotator:
             else:
                 i += 1
         spans.sort(key=lambda s: s.start)
-        unknown = [t for j, t in enumerate(toks) if j not in locked and t not in self.stop and not t.isdigit()]
+        # a number no reading used is said, not ignored, when it is long enough to name something (an id, a route)
+        unknown = [t for j, t in enumerate(toks) if j not in locked and t not in self.stop and
+                   (not t.isdigit() or len(t) >= 3)]
         return Annotation(toks, spans, unknown)
