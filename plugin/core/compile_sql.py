@@ -217,6 +217,7 @@ class Compiler:
     # ---- the statement
     def compile(self, f: Frame, plan: Plan) -> Compiled:
         self._near = f.near
+        self._materialized: set[str] = set()
         p = self.pack
         ent = p.entity(f.target)
         ctes: list[tuple[str, exp.Select]] = []
@@ -279,9 +280,10 @@ class Compiler:
                 ctes.append(("near_ids", ids))
             elif f.near.mode == "nearest":
                 if f.near.anchor and f.near.anchor.name:
-                    # one named feature (its few parts): gathered once, then one distance per record
-                    parts = exp.select(exp.func("ST_Collect", col("geom", "s"))).from_(cte_ref("support", "s")).subquery()
-                    dist = exp.func("ST_Distance", col("geom", "t"), parts)
+                    # one named feature: its few parts found once (materialised), then measured from each record
+                    self._materialized.add("support")
+                    dist = exp.select(exp.Min(this=exp.func("ST_Distance", col("geom", "t"), col("geom", "s")))) \
+                        .from_(cte_ref("support", "s")).subquery()
                 else:  # a class of features: the closest one by the spatial index, per record
                     dist = (exp.select(exp.func("ST_Distance", col("geom", "t"), col("geom", "s")))
                             .from_(cte_ref("support", "s"))
@@ -351,7 +353,8 @@ class Compiler:
         q = final
         for name, sel in ctes:
             # NOT MATERIALIZED: a CTE used twice must still let the planner reach the base table's indexes
-            q = q.with_(name, as_=sel, materialized=False)
+            # (unless it is a handful of rows read once per record)
+            q = q.with_(name, as_=sel, materialized=name in self._materialized)
         return Compiled(q.sql("postgres", pretty=True), q, geometry=geometry, order_matters=order_matters)
 
     def _side_rate(self, f: Frame, side) -> list[exp.Expression]:

@@ -50,7 +50,7 @@ ALLOWED_FUNCTIONS = {
     "unnest",
     # PostGIS: predicates, measures, accessors, light constructors (no ST_Buffer segment games)
     "st_dwithin", "st_intersects", "st_contains", "st_within", "st_covers", "st_coveredby", "st_touches",
-    "st_crosses", "st_overlaps", "st_disjoint", "st_equals", "st_distance", "st_collect", "st_length", "st_area",
+    "st_crosses", "st_overlaps", "st_disjoint", "st_equals", "st_distance", "st_length", "st_area",
     "st_perimeter", "st_x", "st_y", "st_centroid", "st_pointonsurface", "st_astext", "st_asgeojson",
     "st_asbinary", "st_transform", "st_setsrid", "st_srid", "st_makepoint", "st_point", "st_envelope", "st_extent",
     "st_closestpoint", "st_shortestline", "st_geometrytype", "st_isempty", "st_npoints", "st_numgeometries",
