@@ -5,14 +5,9 @@ from .annotate import Annotation
 from .numbers import band
 from .frame import Frame, Group, Measure, Near, Place, Predicate, Rank, Side, TimeSpec
 from .pack import Pack, language_for
+from .sides import LINK_WORDS, comparison_sides
 from .spans import FILLER, Ctx, has, kinds, readings, time_from_span
 from .timeparse import Span
-
-
-def _side_label(span: Span) -> str:
-    if span.kind == "anchor":
-        return span.value["name"].strip()
-    return span.text.removeprefix("in ").removeprefix("during ").removeprefix("on ").strip()
 
 
 def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
@@ -183,7 +178,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     compare = bool(strong or (cx.cue("change") and not cx.cue("trend")) or more_or)
     sides: list[Side] = []
     if compare:
-        sides = _sides(cx, f, scope_spans, time_spans, target_preds)
+        sides = comparison_sides(cx, f, scope_spans, time_spans, target_preds)
 
     # --- assemble
     if inverse and time_spans and not pack.entities[readings(target_span, "entity")[0]].time:
@@ -495,111 +490,3 @@ def _group(pack: Pack, f: Frame, s: Span) -> Group | None:
             return Group("area", e.name)
         return Group("support", e.name)
     return None
-
-
-LINK_WORDS = {"and", "or", "vs", "vs.", "versus", "compared", "to", "with", "against", "than", "the", "in", "on",
-              "during", "at", "from", "between", "for", "a", "an"}
-
-
-def _sides(cx: Ctx, f: Frame, scope_spans: list, time_spans: list, target_preds: list) -> list[Side]:
-    """Items of one kind joined by comparison words ('boston vs worcester', 'at night or in daylight') become
-    sides, each with its own predicate; everything else stays shared by all sides."""
-    items: dict[str, list[tuple[Span, object]]] = {"place": [(a, a) for a in scope_spans], "pred": list(target_preds),
-                                                   "year": [], "range": [], "dow": [], "month": []}
-    for t in time_spans:
-        v = t.value
-        kind = "range" if {"year_range", "year_from", "year_to"} & set(v) else "year" if "years" in v and "months" not in v else \
-            "dow" if "isodow" in v else "month" if "months" in v else None
-        if kind:
-            items[kind].append((t, t))
-    best: list[tuple[Span, object]] = []
-    best_kind = ""
-    for kind, lst in items.items():
-        lst.sort(key=lambda x: x[0].start)
-        chain: list[tuple[Span, object]] = []
-        for it in lst:
-            if chain and all(tok in LINK_WORDS for tok in cx.ann.tokens[chain[-1][0].end:it[0].start]) \
-                    and it[0].start - chain[-1][0].end <= 4:
-                chain.append(it)
-            elif len(chain) < 2:
-                chain = [it]
-        if len(chain) >= 2 and len(chain) > len(best):
-            best, best_kind = chain, kind
-    sides: list[Side] = []
-    if not best:
-        ranges = items["range"]
-        if ranges and cx.cue("change") and "year_range" in ranges[0][0].value:  # "change from 2012 to 2016"
-            a, b = ranges[0][0].value["year_range"]
-            time_spans.remove(ranges[0][0])
-            return [Side(label=str(y), time=TimeSpec(years=[y])) for y in (a, b)]
-        for t in time_spans:  # seasons, hours, date ranges: sides of their own only when split by a word
-            if not any(t is it[0] for lst in items.values() for it in lst):
-                items["time"] = items.get("time", []) + [(t, t)]
-        return _segment_sides(cx, items, scope_spans, time_spans, target_preds)
-    for span, payload in best:
-        v = span.value
-        if best_kind == "place":
-            sides.append(Side(label=_side_label(span), scope=[Place(text=span.text, entity=v["entity"], name=v["name"],
-                                                                   score=v["score"])]))
-            scope_spans.remove(span)
-        elif best_kind == "pred":
-            sides.append(Side(label=span.text, filters=[payload]))
-            target_preds.remove((span, payload))
-        else:
-            ts = TimeSpec()
-            time_from_span(ts, v, span.text)
-            ts.text = []
-            label = str(v["years"][0]) if best_kind == "year" else \
-                "{}-{}".format(*v["year_range"]) if best_kind == "range" and "year_range" in v else \
-                v.get("label") or v.get("season") or span.text
-            sides.append(Side(label=label.removeprefix("in ").removeprefix("on ").removeprefix("during "), time=ts))
-            time_spans.remove(span)
-    return sides
-
-
-def _segment_sides(cx: Ctx, items: dict, scope_spans: list, time_spans: list, target_preds: list) -> list[Side]:
-    """'crashes in boston with crashes in worcester', 'pedestrian crashes in 2014 vs bicycle crashes in 2016':
-    the question splits at a comparison word into two parts; the kinds of item said in both parts (place,
-    condition, year, ...) belong to each side, the kinds said once are shared by both."""
-    toks = cx.ann.tokens
-    covered = {i for s in cx.ann.spans if s.kind != "cue" for i in range(s.start, s.end)}
-    flat = [(kind, it) for kind, lst in items.items() for it in lst]
-    best = None
-    for p, tok in enumerate(toks):
-        if tok not in SPLIT_WORDS or p in covered:
-            continue
-        parts = ([(k, it) for k, it in flat if it[0].end <= p], [(k, it) for k, it in flat if it[0].start > p])
-        common = {k for k, _ in parts[0]} & {k for k, _ in parts[1]}
-        if common and (best is None or len(common) > len(best[0])):
-            best = (common, parts)
-    if best is None:
-        return []
-    common, parts = best
-    sides = []
-    for part in parts:
-        own = sorted(((k, it) for k, it in part if k in common), key=lambda x: x[1][0].start)
-        side = Side()
-        for kind, (span, payload) in own:
-            if kind == "place":
-                v = span.value
-                side.scope.append(Place(text=span.text, entity=v["entity"], name=v["name"], score=v["score"]))
-                scope_spans.remove(span)
-            elif kind == "pred":
-                side.filters.append(payload)
-                target_preds.remove((span, payload))
-            else:
-                time_from_span(side.time, span.value, span.text)
-                time_spans.remove(span)
-        side.time.text = []
-        if all(k == "place" for k, _ in own):
-            side.label = ", ".join(_side_label(it[0]) for _, it in own)
-        else:
-            side.label = " ".join(toks[own[0][1][0].start:own[-1][1][0].end])
-            for prep in ("in ", "on ", "during "):
-                side.label = side.label.removeprefix(prep)
-        sides.append(side)
-    return sides
-
-
-# where a question splits into the two things it compares
-SPLIT_WORDS = {"with", "vs", "vs.", "versus", "against", "and", "or", "to"}

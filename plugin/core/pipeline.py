@@ -14,12 +14,13 @@ from sqlglot import exp
 from .anchors import AnchorIndex
 from .annotate import Annotator
 from .compile_sql import Compiler
-from .errors import CompileError, CostLimitError, ExecutionError, MapAskError
+from .errors import CostLimitError, ExecutionError, MapAskError
 from .execute import Executor
 from .explain import explain
-from .frame import Frame, Place, Side, frame_from_dict
+from .follow_up import follow_up
+from .frame import Frame, Place, frame_from_dict
 from .guard import Guard
-from .interpret_rules import interpret, pred_fields
+from .interpret_rules import interpret
 from .layer_sql import value_column
 from .pack import Pack, language_for, load_pack, measures_summary, pack_summary
 from .plan import plan as make_plan
@@ -206,7 +207,7 @@ class Pipeline:
                 ann.unknown = [u for u in ann.unknown if u not in trig]
             if previous is not None:
                 comparing = any(has(s, "cue", "compare") and s.text != "or" for s in ann.spans)
-                frame = _follow_up(self.pack, previous, frame, comparing)
+                frame = follow_up(self.pack, previous, frame, comparing)
             t["interpret"] = (clock() - t0) * 1000
             a.unknown = list(ann.unknown)
             refusal = None if recipe or approved else self._understood(ann, frame)
@@ -452,59 +453,3 @@ class Pipeline:
 def _value_col(columns: list[str], f: Frame) -> int | None:
     name = value_column(columns)
     return columns.index(name) if name else None
-
-
-def _follow_up(pack: Pack, prev: Frame, new: Frame, comparing: bool = False) -> Frame:
-    """'only at night', 'now for 2016': keep the previous question and apply what the new one says;
-    'compare with somerville' (`comparing`, one new side) sets the previous place, time or condition beside it."""
-    import copy
-    f = copy.deepcopy(prev)
-    if comparing and not new.compare and not prev.compare:
-        side = _side_against(pack, f, new)
-        if side:
-            return side
-    if new.target and new.target != prev.target and not new.filters and new.time.empty():
-        f.target = new.target
-    f.filters += new.filters
-    if not new.time.empty():
-        f.time = new.time
-    if new.scope:
-        if new.compare or new.intent == "compare":
-            f.compare, f.intent = new.compare, "compare"
-        else:
-            f.scope = new.scope
-    if new.group_by:
-        f.group_by = new.group_by
-    if new.near:
-        f.near = new.near
-    if new.compare:
-        f.compare, f.intent = new.compare, "compare"
-    f.notes = prev.notes + ["follow-up"]
-    return f
-
-
-def _side_against(pack: Pack, f: Frame, new: Frame) -> Frame | None:
-    """The previous frame `f` compared with the one thing the follow-up names (a place, a period, a condition
-    on a field the previous question also conditioned); None when the follow-up names none of these."""
-    def names(places: list[Place]) -> str:
-        return ", ".join(p.name or p.text for p in places)
-    if new.scope and f.scope:
-        sides = [Side(label=names(f.scope), scope=f.scope), Side(label=names(new.scope), scope=new.scope)]
-        f.scope = []
-    elif not new.time.empty() and not f.time.empty():
-        sides = [Side(label=" ".join(t.text).removeprefix("in ") or said, time=t)
-                 for t, said in ((f.time, "before"), (new.time, "now"))]
-        f.time = type(f.time)()
-    else:
-        def fields(preds: list) -> set[str]:
-            return {x.split(".")[-1] for p in preds for _, fl in pred_fields(pack, p) for x in (fl or "").split("|")}
-        said = fields(new.filters) - {""}
-        old = [p for p in f.filters if fields([p]) & said]
-        if not new.filters or not old:
-            return None
-        sides = [Side(label=" ".join(p.text for p in old), filters=old),
-                 Side(label=" ".join(p.text for p in new.filters), filters=new.filters)]
-        f.filters = [p for p in f.filters if p not in old]
-    f.intent, f.compare, f.rank = "compare", sides, None
-    f.notes = f.notes + ["follow-up"]
-    return f
