@@ -25,12 +25,13 @@ DSN = os.environ.get("MAPASK_DSN", "host=127.0.0.1 port=55432 dbname=mapask user
 
 # tune: the interpreters may learn from it; held: nobody tunes on it; fresh: written later by someone who had
 # not seen the interpreter, measured as it came
-SPLITS = ("tune", "held", "fresh", "fresh2", "fresh3")
+SPLITS = ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4")
 
 
 def load_questions() -> list[dict]:
     out = []
-    for name in ("questions.yaml", "fresh_questions.yaml", "fresh2_questions.yaml", "fresh3_questions.yaml"):
+    for name in ("questions.yaml", "fresh_questions.yaml", "fresh2_questions.yaml", "fresh3_questions.yaml",
+                 "fresh4_questions.yaml"):
         path = ROOT / "bench" / name
         if path.exists():
             doc = yaml.safe_load(path.read_text())
