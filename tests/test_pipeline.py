@@ -540,3 +540,30 @@ def test_a_generic_word_is_no_field_and_an_unread_id_is_said(pipeline, admin):
     assert a.rows == [[scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE ambnt_light_descr = 'Dark - roadway not lighted'")]]
     b = pipeline.ask("nearest school to crash 4336035")
     assert b.status == "clarify" and "4336035" in b.answer and not b.sql
+
+
+def test_phrasings_seen_on_fresh4(pipeline, admin):
+    """'2:00 and 3:59 am' includes hour 3; '6pm or later' defines 'evening'; 'monday thru sunday' is every day;
+    '3 neighbourhoods with the fewest'; 'ice on the road' is no proximity; a county named on both sides of a
+    comparison is shared; 'stop sign' matches the published 'STOP SIGNS'; '75+' is 75 or more."""
+    a = ask(pipeline, "statewide weekend crashes between 2:00 and 3:59 am?")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE extract(isodow FROM crash_date)
+        IN (6, 7) AND extract(hour FROM crash_time) IN (2, 3)""")
+    a = ask(pipeline, "friday evening crashes (6pm or later) in december 2017, how many")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE extract(isodow FROM crash_date) = 5
+        AND extract(hour FROM crash_time) >= 18 AND crash_date BETWEEN '2017-12-01' AND '2017-12-31'""")
+    a = ask(pipeline, "cambridge bike crashes by day of week, monday thru sunday")
+    assert len(a.rows) == 7
+    a = ask(pipeline, "3 cambridge neighbourhoods with the fewest pedestrian crashes 2010-2017")
+    assert len(a.rows) == 3 and col(a, "count") == sorted(col(a, "count"))
+    a = ask(pipeline, "ice on the road - crashes by hour of day")
+    assert a.frame["near"] is None and sum(col(a, "count")) == scalar(admin, """SELECT count(*) FROM ma.massdot_crash
+        WHERE road_surf_cond_descr = 'Ice'""")
+    a = ask(pipeline, "middlesex county - wet road crashes compared to dry road crashes")
+    assert col(a, "count") == [scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE cnty_name = 'MIDDLESEX' AND "
+                                             "road_surf_cond_descr = %s", s) for s in ("Wet", "Dry")]
+    a = ask(pipeline, "cambridge bike crashes where the traffic control was a stop sign - count")
+    assert a.rows[0][0] == scalar(admin, "SELECT count(*) FROM ma.cambridge_bicycle_crash WHERE "
+                                         "trim(traffic_control_device_type) = 'STOP SIGNS'")
+    a = ask(pipeline, "older drivers - which 3 towns have the most crashes where the oldest driver was 75+")
+    assert set(a.frame["filters"][0]["values"]) == {"75-84", ">84"} and len(a.rows) >= 3

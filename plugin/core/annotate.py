@@ -67,7 +67,10 @@ def _spellings(label: str, lang: dict) -> list[str]:
     words = lang.get("number_words", {})
     toks = tokens(label)
     digits = [str(words[t]) if t in words else t for t in toks]
-    return [label] + ([" ".join(digits)] if digits != toks else [])
+    out = [label] + ([" ".join(digits)] if digits != toks else [])
+    # 'STOP SIGNS' is also said 'stop sign'
+    return out + [o.rstrip()[:-1] for o in out if o.rstrip().lower().endswith("s") and not o.rstrip().lower().endswith("ss")
+                  and len(o.split()) > 1]
 
 
 @dataclass

@@ -42,10 +42,14 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         prev = cx.before(s, 3)
         prev_kinds = kinds(prev)
         after_distance = any(p.kind == "distance" for p in prev)
-        after_near = ("cue", "near") in prev_kinds or ("cue", "along") in prev_kinds and has(s, "entity", "road")
+        ents = readings(s, "entity")
+        lines = [e for e in ents if pack.entities[e].geometry == "line"]
+        along_only = ("cue", "along") in prev_kinds and ("cue", "near") not in prev_kinds
+        if along_only and lines and not distances:
+            continue  # 'ice on the road': where the records happened, not a relation to the street features
+        after_near = ("cue", "near") in prev_kinds or along_only and bool(lines)
         after_group = any(p in group_cues for p in cx.before(s, 1))
         after_which = any(p in which_cues or p in topn or p in rank_desc or p in rank_asc for p in cx.before(s, 1))
-        ents = readings(s, "entity")
         if (after_distance or after_near) and ents:
             near_spans.append(s)
         elif (after_group and not _is_event(pack, ents)) or (after_which and superlative and not _is_event(pack, ents)):
@@ -103,6 +107,9 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         else:
             target_preds.append((s, p))
     time_spans.sort(key=lambda s: s.start)
+    if any("hours" in s.value and not s.value.get("vague") for s in time_spans):
+        # 'evening (6pm or later)', 'mornings 7-9am': the hours said outright define the vague word
+        time_spans = [s for s in time_spans if not s.value.get("vague")]
     used_fields: list[Span] = []
     for s in (s for s in spans if s.kind == "numcmp"):
         # '75 or older' after 'the oldest driver (was)': a condition on the field named just before
@@ -178,7 +185,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     compare = bool(strong or (cx.cue("change") and not cx.cue("trend")) or more_or)
     sides: list[Side] = []
     if compare:
-        sides = comparison_sides(cx, f, scope_spans, time_spans, target_preds)
+        sides = comparison_sides(cx, f, scope_spans, time_spans, target_preds, lambda p: _is_place_pred(pack, p))
 
     # --- assemble
     if inverse and time_spans and not pack.entities[readings(target_span, "entity")[0]].time:
@@ -288,7 +295,9 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     if f.near and f.near.mode == "nearest" and not f.group_by and not f.compare:
         f.intent = "list"  # the k nearest features, ordered by distance
     if f.intent == "rank":
-        limit = topn[0].value["n"] if topn else (1 if which_cues and not _plural_group(cx, group_spans) else None)
+        said_n = _number_before(ann.tokens, group_spans)  # '3 <city> neighbourhoods with the fewest ...'
+        limit = topn[0].value["n"] if topn else said_n if said_n else \
+            (1 if which_cues and not _plural_group(cx, group_spans) else None)
         f.rank = Rank("asc" if rank_asc and not rank_desc else "desc", limit)
     f.filters = [p for _, p in target_preds]
     f.output = ["map", "table"] if f.intent in ("list", "locate") else ["table", "chart"] if f.group_by else ["table"]
@@ -382,6 +391,15 @@ def _applies(pack: Pack, p: Predicate, entity: str) -> bool:
         c = pack.concepts.get(p.concept)
         return bool(c and entity in c.where)
     return p.entity == entity
+
+
+def _number_before(toks: list[str], group_spans: list[Span]) -> int | None:
+    """A bare count said just before the grouped features (at most one word between), as in '3 towns ...'."""
+    for g in group_spans:
+        for i in (g.start - 1, g.start - 2):
+            if i >= 0 and toks[i].isdigit() and 0 < int(toks[i]) <= 100 and (i == g.start - 1 or not toks[i + 1].isdigit()):
+                return int(toks[i])
+    return None
 
 
 def _no_records(toks: list[str], spans: list[Span], pack: Pack) -> list[Span]:

@@ -410,7 +410,7 @@ class Pipeline:
                         f"{measures_summary(self.pack)}. " + pack_summary(self.pack))
         said = any(has(s, "entity") or has(s, "field") or has(s, "label") or has(s, "concept") for s in ann.spans)
         content_unknown = [u for u in ann.unknown if not any(ch.isdigit() for ch in u)]
-        if not said and content_unknown and not frame.target:
+        if not said and content_unknown and not frame.target and frame.measure.kind == "count":
             # 'how many potholes in <town>': the thing asked about is a word the pack does not know
             return (f"MapAsk does not know what '{content_unknown[0]}' {'are' if content_unknown[0].endswith('s') else 'is'}"
                     f" in this pack. " + pack_summary(self.pack))

@@ -1,7 +1,9 @@
 """Comparison sides: the items a question compares, each side with its own predicate, place or period."""
 from __future__ import annotations
 
-from .frame import Frame, Place, Side, TimeSpec
+from typing import Callable
+
+from .frame import Frame, Place, Predicate, Side, TimeSpec
 from .spans import Ctx, time_from_span
 from .timeparse import Span
 
@@ -17,7 +19,8 @@ LINK_WORDS = {"and", "or", "vs", "vs.", "versus", "compared", "to", "with", "aga
               "during", "at", "from", "between", "for", "a", "an"}
 
 
-def comparison_sides(cx: Ctx, f: Frame, scope_spans: list, time_spans: list, target_preds: list) -> list[Side]:
+def comparison_sides(cx: Ctx, f: Frame, scope_spans: list, time_spans: list, target_preds: list,
+                     place_pred: Callable[[Predicate], bool] = lambda p: False) -> list[Side]:
     """Items of one kind joined by comparison words ('boston vs worcester', 'at night or in daylight') become
     sides, each with its own predicate; everything else stays shared by all sides."""
     items: dict[str, list[tuple[Span, object]]] = {"place": [(a, a) for a in scope_spans], "pred": list(target_preds),
@@ -51,6 +54,9 @@ def comparison_sides(cx: Ctx, f: Frame, scope_spans: list, time_spans: list, tar
         for t in time_spans:  # seasons, hours, date ranges: sides of their own only when split by a word
             if not any(t is it[0] for lst in items.values() for it in lst):
                 items["time"] = items.get("time", []) + [(t, t)]
+        # a place named by a field value ('middlesex county') is a place, not a condition, when parts are compared
+        items["pred"], items["place_pred"] = [it for it in items["pred"] if not place_pred(it[1])], \
+            [it for it in items["pred"] if place_pred(it[1])]
         return _segment_sides(cx, items, scope_spans, time_spans, target_preds)
     for span, payload in best:
         v = span.value
@@ -100,7 +106,7 @@ def _segment_sides(cx: Ctx, items: dict, scope_spans: list, time_spans: list, ta
                 v = span.value
                 side.scope.append(Place(text=span.text, entity=v["entity"], name=v["name"], score=v["score"]))
                 scope_spans.remove(span)
-            elif kind == "pred":
+            elif kind in ("pred", "place_pred"):
                 side.filters.append(payload)
                 target_preds.remove((span, payload))
             else:

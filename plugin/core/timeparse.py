@@ -72,6 +72,7 @@ class TimeParser:
             ("dom", re.compile(rf"\b(?:on )?(?:the )?(\d{{1,2}}) of ({months})(?: {YEAR})?\b")),
             ("period", re.compile(rf"\b(?:in |during )?(?:the )?({periods})(?: of {YEAR})?\b")),
             ("hour_after", re.compile(r"\b(after|before|since) (\d{1,2}(?::\d\d)?) ?(am|pm)\b")),
+            ("hour_onward", re.compile(r"\b(\d{1,2}(?::\d\d)?) ?(am|pm) (or later|and later|onwards|onward|or after|or earlier|and earlier|or before)\b")),
             ("hour_at", re.compile(r"\b(?:at |around )?(\d{1,2}(?::\d\d)?) ?(am|pm)\b")),
             ("hour_24", re.compile(r"\b(?:at |around )?(\d{1,2}):(\d\d)\b")),
             ("latest", re.compile(rf"\b(?:in |during |for )?(?:the )?({cue('latest')})\b")),
@@ -86,6 +87,7 @@ class TimeParser:
             ("weekend", re.compile(r"\b(?:on |during |over )?(?:the )?(" + "|".join(map(re.escape, lang["weekend"])) + r")\b")),
             ("weekday", re.compile(r"\b(?:on |during )?(?:the )?(" + "|".join(map(re.escape, lang["weekday"])) + r")\b")),
             ("day_dom", re.compile(rf"\b(?:on )?(?:a )?({days}) the (\d{{1,2}})\b")),
+            ("day_range", re.compile(rf"\b(?:from )?({days}) (?:thru|through|to|until|till) ({days})\b")),
             ("day", re.compile(rf"\b(?:on |during )?(?:a )?({days})\b")),
             ("season", re.compile(r"\b(?:in |during |in the |during the )?(" + "|".join(sorted(lang["seasons"], key=len, reverse=True)) + r")\b")),
             ("tod", re.compile(r"\b(?:in the |during the |at |in |during )?(" + "|".join(sorted(map(re.escape, lang["time_of_day"]), key=len, reverse=True)) + r")\b")),
@@ -122,12 +124,19 @@ class TimeParser:
             late = g[4] in ("afternoon", "evening")
             ampm = g[3] or ("pm" if late else "am" if g[4] else None)
             a, b = _hour(g[0], g[1] or ampm), _hour(g[2], ampm)
+            if b is not None and ":" in g[2] and not g[2].endswith(":00"):
+                b = (b + 1) % 24  # 'until 3:59' includes the hour 3
             return {"hours": _hours_between(a, b)} if a is not None and b is not None else None
         if kind == "hour_after":
             h = _hour(g[1], g[2])
             if h is None:
                 return None
             return {"hours": list(range(h, 24)) if g[0] in ("after", "since") else list(range(0, h))}
+        if kind == "hour_onward":
+            h = _hour(g[0], g[1])
+            if h is None:
+                return None
+            return {"hours": list(range(0, h + 1)) if "earlier" in g[2] or "before" in g[2] else list(range(h, 24))}
         if kind == "hour_at":
             h = _hour(g[0], g[1])
             return {"hours": [h]} if h is not None else None
@@ -206,6 +215,9 @@ class TimeParser:
             return {"isodow": [6, 7], "label": "weekend"}
         if kind == "weekday":
             return {"isodow": [1, 2, 3, 4, 5], "label": "weekday"}
+        if kind == "day_range":  # 'monday thru friday', 'fri to sun': every day from the first to the last
+            a, b = self.lang["days"][g[0]], self.lang["days"][g[1]]
+            return {"isodow": [(a - 1 + i) % 7 + 1 for i in range((b - a) % 7 + 1)]}
         if kind == "day":
             # 'sun', 'sat': ordinary words unless introduced by on/during or linked to another day ('sat or sun')
             linked = re.search(rf"\b(?:{self._days}) (?:or|and|to) $", m.string[max(0, m.start() - 16):m.start()]) or \
@@ -219,7 +231,7 @@ class TimeParser:
                 return None  # 'fall' is also a verb
             return {"months": list(self.seasons.get(name, [])), "season": name}
         if kind == "tod":
-            return {"hours": list(self.lang["time_of_day"][g[0]])}
+            return {"hours": list(self.lang["time_of_day"][g[0]]), "vague": True}
         if kind == "distance":
             n = self._num(g[0])
             return {"metres": n * self.lang["units"][g[1]], "text": m.group(0)} if n is not None else None
