@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from .annotate import Annotation
-from .numbers import band
 from .frame import Frame, Group, Measure, Near, Place, Predicate, Rank, Side, TimeSpec
-from .pack import Pack, language_for
+from .pack import Pack
+from .phrasing import (compared_field, either, is_event, is_place_pred, measurable, no_records, number_before,
+                       numeric, plural)
 from .sides import LINK_WORDS, comparison_sides
 from .spans import FILLER, Ctx, has, kinds, readings, time_from_span
 from .timeparse import Span
@@ -18,7 +19,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     spans = ann.spans
     place_values = _place_values(ann, pack)
     spans = [s for s in spans if not any(s is a or s is b for a, b, _ in place_values)] + [p for _, _, p in place_values]
-    spans += _no_records(ann.tokens, spans, pack)
+    spans += no_records(ann.tokens, spans, pack)
     spans.sort(key=lambda s: s.start)
     ann = Annotation(ann.tokens, spans, ann.unknown)
     cx = Ctx(ann, pack)
@@ -32,7 +33,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     superlative = bool(rank_desc or rank_asc or topn)
     # 'more than 100 crashes', 'at least 5 pedestrian crashes': a condition on how many records each group has
     counts = [c for c in spans if c.kind == "numcmp" and any(
-        c in cx.before(e, 3) and _is_event(pack, readings(e, "entity")) for e in entity_spans if readings(e, "entity"))]
+        c in cx.before(e, 3) and is_event(pack, readings(e, "entity")) for e in entity_spans if readings(e, "entity"))]
 
     # --- roles of entity words: near (support), group, or target
     near_spans: list[Span] = []
@@ -52,7 +53,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         after_which = any(p in which_cues or p in topn or p in rank_desc or p in rank_asc for p in cx.before(s, 1))
         if (after_distance or after_near) and ents:
             near_spans.append(s)
-        elif (after_group and not _is_event(pack, ents)) or (after_which and superlative and not _is_event(pack, ents)):
+        elif (after_group and not is_event(pack, ents)) or (after_which and superlative and not is_event(pack, ents)):
             group_spans.append(s)  # ('towns by crashes per 1000 residents': the records are counted, not grouped by)
         elif ents or readings(s, "field"):
             target_spans.append(s)
@@ -61,7 +62,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         # "schools that had a pedestrian crash within 100 m": the schools are listed, the crashes qualify them
         target_spans.remove(inverse[1])
         near_spans.append(inverse[1])
-    events = [s for s in target_spans if readings(s, "entity") and _is_event(pack, readings(s, "entity"))]
+    events = [s for s in target_spans if readings(s, "entity") and is_event(pack, readings(s, "entity"))]
     # 'crashes in the police data': a source named after the general word is the records meant
     specific = [s for s in events if any(pack.entities[readings(s, "entity")[0]].shares_words_with ==
                                          readings(o, "entity")[0] for o in events if o is not s)]
@@ -80,7 +81,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
                     distances or not pack.entities[readings(s, "entity")[0]].area):
                 near_spans.append(s)  # (an area named in passing, 'with date and town', is no proximity)
     f.target = readings(target_span, "entity")[0] if target_span else ""
-    if target_span and not _is_event(pack, [f.target]) and pack.entities[f.target].area and (
+    if target_span and not is_event(pack, [f.target]) and pack.entities[f.target].area and (
             cx.cue("epdo") or cx.cue("rate") or any(
                 c not in pack.concepts or f.target not in pack.concepts[c].where
                 for c in (v for s in spans for k, v in (s.items or [(s.kind, s.value)]) if k == "concept"))):
@@ -113,9 +114,9 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     used_fields: list[Span] = []
     for s in (s for s in spans if s.kind == "numcmp"):
         # '75 or older' after 'the oldest driver (was)': a condition on the field named just before
-        after = [f for f in spans if f.start == s.end and readings(f, "field") and _measurable(pack, *readings(f, "field")[0])]
+        after = [f for f in spans if f.start == s.end and readings(f, "field") and measurable(pack, *readings(f, "field")[0])]
         fields = after or [f for f in entity_spans if readings(f, "field") and f.end <= s.start and s.start - f.end <= 3
-                           and _measurable(pack, *readings(f, "field")[0])]
+                           and measurable(pack, *readings(f, "field")[0])]
         counted = not after and s in counts
         if counted:
             counted_end = next((e.end for e in entity_spans if s in cx.before(e, 3)), s.end)
@@ -124,7 +125,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
 
         elif fields:
             used_fields.append(fields[-1])
-            ent, fname = _compared_field(pack, [r for r in readings(fields[-1], "field") if _measurable(pack, *r)],
+            ent, fname = compared_field(pack, [r for r in readings(fields[-1], "field") if measurable(pack, *r)],
                                          s.value["op"])
             said = f"{s.text} {fields[-1].text}" if after else f"{fields[-1].text} {s.text}"
             target_preds.append((s, Predicate(field=fname, op=s.value["op"], values=[s.value["n"]], entity=ent,
@@ -132,15 +133,15 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         else:
             ann.unknown.append(s.text)  # a number compared with nothing MapAsk knows: said, not ignored
     target_preds.sort(key=lambda sp: sp[0].start)
-    target_preds = _either(cx, target_preds)
+    target_preds = either(cx, target_preds)
     # 'average age of ...', 'total population of ...': the sum or mean of a number field, not a count
     for kind in ("sum", "avg"):
         for c in cx.cue(kind):
             fld = next((s for s in spans if 0 <= s.start - c.end <= 2 and any(
-                _numeric(pack, *r) for r in readings(s, "field"))), None)
+                numeric(pack, *r) for r in readings(s, "field"))), None)
             if fld is None:
                 continue
-            ent, fname = next(r for r in readings(fld, "field") if _numeric(pack, *r))
+            ent, fname = next(r for r in readings(fld, "field") if numeric(pack, *r))
             f.measure = Measure(kind, field=fname)
             used_fields.append(fld)
             if target_span is None or fname not in pack.entities[f.target].fields:
@@ -185,7 +186,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     compare = bool(strong or (cx.cue("change") and not cx.cue("trend")) or more_or)
     sides: list[Side] = []
     if compare:
-        sides = comparison_sides(cx, f, scope_spans, time_spans, target_preds, lambda p: _is_place_pred(pack, p))
+        sides = comparison_sides(cx, f, scope_spans, time_spans, target_preds, lambda p: is_place_pred(pack, p))
 
     # --- assemble
     if inverse and time_spans and not pack.entities[readings(target_span, "entity")[0]].time:
@@ -217,7 +218,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
                          candidates=a.value["others"]) for a in support_scope]
         if cx.cue("nearest"):
             # 'the nearest signal', 'which school is closest': one; 'nearest schools': the pack's default number
-            one = target_span is not None and not _plural(pack, target_span)
+            one = target_span is not None and not plural(pack, target_span)
             n.mode, n.k = "nearest", (topn[0].value["n"] if topn else 1 if one else None)
         f.near = n
     # groups
@@ -255,7 +256,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         start = target_span.end if target_span else 0
         split = next((c.start for c in cx.cue("share_split") if c.start >= start), None)
         cut = split if split is not None else start
-        after = [p for s, p in target_preds if s.start >= cut and not _is_place_pred(pack, p)]
+        after = [p for s, p in target_preds if s.start >= cut and not is_place_pred(pack, p)]
         f.share_of = after or ([p for _, p in target_preds[-1:]] if not group_spans and split is None else [])
         target_preds = [(s, p) for s, p in target_preds if p not in f.share_of]
         late_time = [s for s in time_spans if s.start >= cut and split is not None] if not f.share_of else []
@@ -295,7 +296,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     if f.near and f.near.mode == "nearest" and not f.group_by and not f.compare:
         f.intent = "list"  # the k nearest features, ordered by distance
     if f.intent == "rank":
-        said_n = _number_before(ann.tokens, group_spans)  # '3 <city> neighbourhoods with the fewest ...'
+        said_n = number_before(ann.tokens, group_spans)  # '3 <city> neighbourhoods with the fewest ...'
         limit = topn[0].value["n"] if topn else said_n if said_n else \
             (1 if which_cues and not _plural_group(cx, group_spans) else None)
         f.rank = Rank("asc" if rank_asc and not rank_desc else "desc", limit)
@@ -353,14 +354,6 @@ def _heads_anchor(ann: Annotation, s: Span, anchors: list[Span]) -> bool:
     return False
 
 
-def _is_place_pred(pack: Pack, p: Predicate) -> bool:
-    """A predicate on a place field (county...) scopes the base of a share rather than its numerator."""
-    if not p.field or not p.entity:
-        return False
-    f = pack.entities[p.entity].fields.get(p.field)
-    return bool(f and f.place)
-
-
 def _inverse(cx: Ctx, target_spans: list[Span], distances: list[Span]) -> tuple[Span, Span] | None:
     """(features, records) when features are qualified by records near them: a feature word, a relative word
     ('that had', 'with', 'where'), record words, then a distance or a proximity word after the records."""
@@ -369,11 +362,11 @@ def _inverse(cx: Ctx, target_spans: list[Span], distances: list[Span]) -> tuple[
             for i in range(s.start, s.end)}
     for x in target_spans:
         xe = readings(x, "entity")
-        if not xe or _is_event(pack, xe) or pack.entities[xe[0]].area:
+        if not xe or is_event(pack, xe) or pack.entities[xe[0]].area:
             continue
         for y in target_spans:
             ye = readings(y, "entity")
-            if not ye or y.start <= x.end or not _is_event(pack, ye):
+            if not ye or y.start <= x.end or not is_event(pack, ye):
                 continue
             gap = range(x.end, y.start)
             relative = any(has(c, "cue", "share_split") and x.end <= c.start < y.start for c in ann.spans)
@@ -393,78 +386,6 @@ def _applies(pack: Pack, p: Predicate, entity: str) -> bool:
     return p.entity == entity
 
 
-def _number_before(toks: list[str], group_spans: list[Span]) -> int | None:
-    """A bare count said just before the grouped features (at most one word between), as in '3 towns ...'."""
-    for g in group_spans:
-        for i in (g.start - 1, g.start - 2):
-            if i >= 0 and toks[i].isdigit() and 0 < int(toks[i]) <= 100 and (i == g.start - 1 or not toks[i + 1].isdigit()):
-                return int(toks[i])
-    return None
-
-
-def _no_records(toks: list[str], spans: list[Span], pack: Pack) -> list[Span]:
-    """'towns with no crashes': 'no' before records counted is the count condition 'at most 0'."""
-    words = set(language_for(pack).get("none_words", []))
-    covered = {i for s in spans for i in range(s.start, s.end)}
-    out = []
-    for i, t in enumerate(toks):
-        if t in words and i not in covered:
-            nxt = next((s for s in sorted(spans, key=lambda s: s.start) if s.start > i and readings(s, "entity")), None)
-            mods = [s for s in spans if s.start > i and nxt and s.end <= nxt.start]  # 'no fatal crashes'
-
-            if nxt and readings(nxt, "entity") and _is_event(pack, readings(nxt, "entity")) and \
-                    nxt.start - i - 1 == sum(s.end - s.start for s in mods) and len(mods) <= 2:
-                out.append(Span(i, i + 1, "numcmp", {"op": "lte", "n": 0}, t))
-    return out
-
-
-def _either(cx: Ctx, preds: list) -> list:
-    """'injury or fatal crashes', 'injury crashes incl fatal': conditions joined by an either-word hold for
-    records meeting any of them (one predicate), even when one names a subset of the other."""
-    words = set(language_for(cx.pack).get("either_words", []))
-    out: list = []
-    for span, p in preds:
-        if out and not _is_place_pred(cx.pack, p) and not _is_place_pred(cx.pack, out[-1][1]):
-            # the either-word just before this condition ('..., incl fatal'); the one it joins may be further back
-            j = span.start
-            while j > out[-1][0].end and (cx.ann.tokens[j - 1] in words or cx.ann.tokens[j - 1] in FILLER):
-                j -= 1
-            if any(t in words for t in cx.ann.tokens[j:span.start]):
-                prev_span, prev = out.pop()
-                members = (prev.any_of if prev.op == "any" and not prev.concept else [prev]) + [p]
-                out.append((Span(prev_span.start, span.end, "either", None, " ".join(cx.ann.tokens[prev_span.start:span.end])),
-                            Predicate(op="any", any_of=members, text=" or ".join(m.text for m in members))))
-                continue
-        out.append((span, p))
-    return out
-
-
-def _plural(pack: Pack, span: Span) -> bool:
-    """Whether an entity word was said in the plural ('schools', 'bus stops')."""
-    ents = readings(span, "entity")
-    words = span.text.split()
-    return bool(ents) and (span.text.endswith(pack.entities[ents[0]].plural.split()[-1].lower()) or
-                           (words[-1].endswith("s") and not span.text.endswith(pack.entities[ents[0]].label.lower())))
-
-
-def _compared_field(pack: Pack, cands: list[tuple[str, str]], op: str) -> tuple[str, str]:
-    """'drivers younger than 16': of fields holding the least and the greatest of several values, a record has
-    one under 16 when its least is, and one over 80 when its greatest is."""
-    want = "min" if op in ("lt", "lte") else "max"
-    return next((c for c in cands if pack.entities[c[0]].fields[c[1]].extreme == want), cands[0])
-
-
-def _numeric(pack: Pack, entity: str, field: str) -> bool:
-    f = pack.entities[entity].fields.get(field) if entity in pack.entities else None
-    return bool(f and f.kind == "number")
-
-
-def _measurable(pack: Pack, entity: str, field: str) -> bool:
-    """A field a number can be compared with: a number, or published in bands ('75-84')."""
-    f = pack.entities[entity].fields.get(field) if entity in pack.entities else None
-    return bool(f and (f.kind == "number" or any(band(c) for c in f.codes)))
-
-
 def pred_fields(pack: Pack, p: Predicate) -> list[tuple[str, str]]:
     """(entity, field) pairs a concept or label predicate tests."""
     if p.concept:
@@ -475,11 +396,6 @@ def pred_fields(pack: Pack, p: Predicate) -> list[tuple[str, str]]:
                 out.append((ent, part.get("field")))
         return out
     return [(p.entity, p.field)]
-
-
-def _is_event(pack: Pack, ents: list[str]) -> bool:
-    """Entities whose rows are events (have time), i.e. what questions count."""
-    return any(pack.entities[e].time for e in ents)
 
 
 def _plural_group(cx: Ctx, group_spans: list[Span]) -> bool:

@@ -1,0 +1,94 @@
+"""How users phrase conditions and counts: 'no crashes', 'injury or fatal', '3 towns', 'younger than 16',
+place values, plurals; small readings the rules interpreter asks of the pack."""
+from __future__ import annotations
+
+from .frame import Predicate
+from .pack import Pack, language_for
+from .numbers import band
+from .spans import FILLER, Ctx, readings
+from .timeparse import Span
+
+
+def is_place_pred(pack: Pack, p: Predicate) -> bool:
+    """A predicate on a place field (county...) scopes the base of a share rather than its numerator."""
+    if not p.field or not p.entity:
+        return False
+    f = pack.entities[p.entity].fields.get(p.field)
+    return bool(f and f.place)
+
+
+def number_before(toks: list[str], group_spans: list[Span]) -> int | None:
+    """A bare count said just before the grouped features (at most one word between), as in '3 towns ...'."""
+    for g in group_spans:
+        for i in (g.start - 1, g.start - 2):
+            if i >= 0 and toks[i].isdigit() and 0 < int(toks[i]) <= 100 and (i == g.start - 1 or not toks[i + 1].isdigit()):
+                return int(toks[i])
+    return None
+
+
+def no_records(toks: list[str], spans: list[Span], pack: Pack) -> list[Span]:
+    """'towns with no crashes': 'no' before records counted is the count condition 'at most 0'."""
+    words = set(language_for(pack).get("none_words", []))
+    covered = {i for s in spans for i in range(s.start, s.end)}
+    out = []
+    for i, t in enumerate(toks):
+        if t in words and i not in covered:
+            nxt = next((s for s in sorted(spans, key=lambda s: s.start) if s.start > i and readings(s, "entity")), None)
+            mods = [s for s in spans if s.start > i and nxt and s.end <= nxt.start]  # 'no fatal crashes'
+
+            if nxt and readings(nxt, "entity") and is_event(pack, readings(nxt, "entity")) and \
+                    nxt.start - i - 1 == sum(s.end - s.start for s in mods) and len(mods) <= 2:
+                out.append(Span(i, i + 1, "numcmp", {"op": "lte", "n": 0}, t))
+    return out
+
+
+def either(cx: Ctx, preds: list) -> list:
+    """'injury or fatal crashes', 'injury crashes incl fatal': conditions joined by an either-word hold for
+    records meeting any of them (one predicate), even when one names a subset of the other."""
+    words = set(language_for(cx.pack).get("either_words", []))
+    out: list = []
+    for span, p in preds:
+        if out and not is_place_pred(cx.pack, p) and not is_place_pred(cx.pack, out[-1][1]):
+            # the either-word just before this condition ('..., incl fatal'); the one it joins may be further back
+            j = span.start
+            while j > out[-1][0].end and (cx.ann.tokens[j - 1] in words or cx.ann.tokens[j - 1] in FILLER):
+                j -= 1
+            if any(t in words for t in cx.ann.tokens[j:span.start]):
+                prev_span, prev = out.pop()
+                members = (prev.any_of if prev.op == "any" and not prev.concept else [prev]) + [p]
+                out.append((Span(prev_span.start, span.end, "either", None, " ".join(cx.ann.tokens[prev_span.start:span.end])),
+                            Predicate(op="any", any_of=members, text=" or ".join(m.text for m in members))))
+                continue
+        out.append((span, p))
+    return out
+
+
+def plural(pack: Pack, span: Span) -> bool:
+    """Whether an entity word was said in the plural ('schools', 'bus stops')."""
+    ents = readings(span, "entity")
+    words = span.text.split()
+    return bool(ents) and (span.text.endswith(pack.entities[ents[0]].plural.split()[-1].lower()) or
+                           (words[-1].endswith("s") and not span.text.endswith(pack.entities[ents[0]].label.lower())))
+
+
+def compared_field(pack: Pack, cands: list[tuple[str, str]], op: str) -> tuple[str, str]:
+    """'drivers younger than 16': of fields holding the least and the greatest of several values, a record has
+    one under 16 when its least is, and one over 80 when its greatest is."""
+    want = "min" if op in ("lt", "lte") else "max"
+    return next((c for c in cands if pack.entities[c[0]].fields[c[1]].extreme == want), cands[0])
+
+
+def numeric(pack: Pack, entity: str, field: str) -> bool:
+    f = pack.entities[entity].fields.get(field) if entity in pack.entities else None
+    return bool(f and f.kind == "number")
+
+
+def measurable(pack: Pack, entity: str, field: str) -> bool:
+    """A field a number can be compared with: a number, or published in bands ('75-84')."""
+    f = pack.entities[entity].fields.get(field) if entity in pack.entities else None
+    return bool(f and (f.kind == "number" or any(band(c) for c in f.codes)))
+
+
+def is_event(pack: Pack, ents: list[str]) -> bool:
+    """Entities whose rows are events (have time), i.e. what questions count."""
+    return any(pack.entities[e].time for e in ents)
