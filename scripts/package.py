@@ -31,7 +31,7 @@ EXCLUDE_DIRS = {"__pycache__", "tests", "bench", "var", "out", ".venv", ".git", 
 EXCLUDE_SUFFIXES = {".pyc", ".pyo"}
 # Bundled: pure Python (or with a pure-Python fallback, as PyYAML has). rapidfuzz and jsonschema
 # are optional in the plugin and llama-cpp-python is compiled, so none of those are bundled.
-BUNDLED = ["sqlglot", "PyYAML"]
+BUNDLED = ["sqlglot", "PyYAML", "lemminflect", "number-parser"]
 COMPILED_SUFFIXES = {".so", ".pyd", ".dylib", ".dll"}
 DEFAULT_PROFILE = Path.home() / ".local/share/QGIS/QGIS3/profiles/default"
 

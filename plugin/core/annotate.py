@@ -6,8 +6,11 @@ import re
 from dataclasses import dataclass, field
 
 from .anchors import AnchorIndex
+from .clauses import Clause, classify, pieces
 from .numbers import comparisons
 from .pack import Pack, language_for, norm_label
+from .phrase_rules import apply_rewrites, quantity_rules, rule_files
+from .spelling import Speller, number_runs
 from .text import normalize, phrase_key, tokens
 from .timeparse import Span, TimeParser
 
@@ -78,6 +81,11 @@ class Annotation:
     tokens: list[str]
     spans: list[Span]
     unknown: list[str]
+    context: list[str] = field(default_factory=list)       # words taken as context, not as part of the question
+    corrections: list[dict] = field(default_factory=list)  # {from, to, why}: spelling, lemmas
+    rewrites: list[dict] = field(default_factory=list)     # {rule, from, to}: quantities said in words
+    clauses: list[Clause] = field(default_factory=list)
+    excluded: list[tuple] = field(default_factory=list)  # (start, end, how the cue words it) an exclusion covers
 
 
 class Annotator:
@@ -91,11 +99,81 @@ class Annotator:
         self.stop = set(self.lang["stopwords"])
         # words the pack knows are never read as (parts of) place names on their own
         self.known_words = {t for key in self.lex.phrases for t in key}
+        self.rules = rule_files(pack.raw.get("language", "en"))
+        self.quantities = quantity_rules(pack.raw.get("language", "en"), self.lang)
+        names = set(anchors.by_word) if anchors else set()
+        meaning = {k[0]: repr(v[0]) for k, v in self.lex.phrases.items() if len(k) == 1}
+        self.speller = Speller(vocab={w for w in self.known_words | self.stop if w.isalpha()},
+                               protected=names - self.known_words, meaning=meaning)
 
     def annotate(self, question: str) -> Annotation:
-        # '100k', '1k': thousands written the short way
-        text = re.sub(r"\b(\d+(?:\.\d+)?)k\b", lambda m: f"{float(m.group(1)) * 1000:g}", normalize(question))
-        toks = text.split()
+        """Cut the message into clauses, rewrite quantities said in words, find every span, correct the spelling
+        of words the lexicon does not hold (then read again), and set aside context."""
+        clauses = pieces(question, self.rules.get("context", {}))
+        toks: list[str] = []
+        rewrites: list[dict] = []
+        for c in clauses:
+            # '100k', '1k': thousands written the short way
+            t = re.sub(r"\b(\d+(?:\.\d+)?)k\b", lambda m: f"{float(m.group(1)) * 1000:g}", normalize(c.raw)).split()
+            t, done = number_runs(t, self.lang["number_words"])
+            t, done2 = apply_rewrites(t, *self.quantities)
+            rewrites += done + done2
+            c.start, toks, c.end = len(toks), toks + t, len(toks) + len(t)
+        ann = self._context(self._read(toks), clauses)
+        fixes = self._spell(ann)
+        if fixes:
+            fixed = self._context(self._read([fixes[i]["to"] if i in fixes else t for i, t in enumerate(toks)]), clauses)
+            used = {i for s in fixed.spans for i in range(s.start, s.end)}
+            # a correction stands only when the word it gives is read as part of the question
+            fixes = {i: c for i, c in fixes.items() if i in used}
+            if fixes:
+                ann = self._context(self._read([fixes[i]["to"] if i in fixes else t for i, t in enumerate(toks)]),
+                                    clauses)
+        ann.corrections, ann.rewrites = list(fixes.values()), rewrites
+        ann.excluded = exclusion_scopes(ann, self.rules.get("exclusion", {}))
+        return ann
+
+    def _context(self, ann: Annotation, clauses: list[Clause]) -> Annotation:
+        ann.clauses = [Clause(c.raw, c.start, c.end, c.kind, c.asks) for c in clauses]
+        self._set_aside_context(ann)
+        return ann
+
+    def _spell(self, ann: Annotation) -> dict[int, dict]:
+        """Token index -> correction, for words of the question no span used and the lexicon does not hold."""
+        used = {i for s in ann.spans for i in range(s.start, s.end)}
+        out = {}
+        for i, t in enumerate(ann.tokens):
+            if i in used or t not in ann.unknown or t in self.stop or not t.isalpha():
+                continue
+            lemma = self.speller.lemma(t)
+            fix = lemma or self.speller.correct(t)
+            if fix and fix != t:
+                out[i] = {"from": t, "to": fix, "why": "another form of a known word" if lemma else "spelling"}
+        return out
+
+    def _set_aside_context(self, ann: Annotation) -> None:
+        """A purpose or greeting contributes nothing; a statement only its conditions; their other words are
+        context, never 'not understood'."""
+        cues = {s.start: str(s.value) for s in ann.spans if s.kind == "cue"}
+        classify(ann.clauses, cues, set(self.rules.get("context", {}).get("question_cues", [])))
+        keeps = {k: set(v) for k, v in self.rules.get("context", {}).get("keeps", {}).items()}
+        keep, context = [], []
+        for s in ann.spans:
+            c = _clause_of(ann.clauses, s.start)
+            if c is not None and c.kind != "question" and s.kind not in keeps.get(c.kind, set()):
+                continue
+            keep.append(s)
+        used = {i for s in keep for i in range(s.start, s.end)}
+        for c in ann.clauses:
+            if c.kind != "question":
+                context += [ann.tokens[i] for i in range(c.start, c.end) if i not in used]
+        ann.spans = keep
+        ann.context = [w for w in context if w not in self.stop]
+        ann.unknown = [u for j, u in enumerate(ann.tokens) if u in ann.unknown and j not in used and
+                       (_clause_of(ann.clauses, j) is None or _clause_of(ann.clauses, j).kind == "question")]
+
+    def _read(self, toks: list[str]) -> Annotation:
+        text = " ".join(toks)
         spans = self.time.parse(text)
         locked = {i for s in spans for i in range(s.start, s.end)}
         for s in comparisons(toks, self.lang, locked):  # before the lexicon: the 'or' of '75 or older' compares nothing
@@ -128,3 +206,40 @@ class Annotator:
         unknown = [t for j, t in enumerate(toks) if j not in locked and t not in self.stop and
                    (not t.isdigit() or len(t) >= 3)]
         return Annotation(toks, spans, unknown)
+
+
+def _clause_of(clauses: list[Clause], i: int) -> Clause | None:
+    return next((c for c in clauses if c.start <= i < c.end), None)
+
+
+def exclusion_scopes(ann: Annotation, rules: dict) -> list[tuple[int, int, str]]:
+    """(start, end, cue) of the conditions an exclusion cue covers: right after a `before` cue (or right before
+    an `after` cue), joined only by the rule file's joiners. A place a `before` cue names is covered too, so it
+    is asked back rather than counted."""
+    conds = sorted((s for s in ann.spans if s.kind != "cue"), key=lambda s: s.start)
+    out = []
+    for s in ann.spans:
+        sides = [v for k, v in (s.items or [(s.kind, s.value)]) if k == "cue" and v in ("exclude_before", "exclude_after")]
+        for side in sides:
+            fwd = side == "exclude_before"
+            said = (lambda t, cue=s.text: f"{cue} {t}") if fwd else (lambda t, cue=s.text: f"{t} {cue}")
+            out += [(a, b, said) for a, b in _covered(ann, conds, rules, s.end if fwd else s.start - 1, 1 if fwd else -1)]
+    return out
+
+
+def _covered(ann: Annotation, conds: list[Span], rules: dict, pos: int, step: int) -> list[tuple[int, int]]:
+    """Walk from `pos` in direction `step` over conditions, passed spans and joiners; the conditions covered."""
+    joiners, covers = set(rules.get("joiners", [])), set(rules.get("covers", []))
+    passes, asks = set(rules.get("passes", [])), set(rules.get("asks_back", []))
+    covered: list[tuple[int, int]] = []
+    while 0 <= pos < len(ann.tokens):
+        hit = next((c for c in conds if (c.start if step > 0 else c.end - 1) == pos), None)
+        if hit is None and ann.tokens[pos] not in joiners:
+            break
+        if hit is not None:
+            if hit.kind in covers or (step > 0 and hit.kind in asks and not covered):
+                covered.append((hit.start, hit.end))
+            elif hit.kind not in passes:
+                break
+        pos = (hit.end if step > 0 else hit.start - 1) if hit is not None else pos + step
+    return covered

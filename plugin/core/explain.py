@@ -24,8 +24,9 @@ def describe(pack: Pack, f: Frame, one: bool = False) -> str:
     after = ("area_attr", "near_place")  # said after the records: 'in towns with ...', 'within 50 m of X'
     place_fields = {pf.get("field"): key for key, pf in ent.places.items()}
     places = [p for p in f.filters if p.field in place_fields and p.op == "in" and p.text]  # 'middlesex': a place
-    words = [p.text for p in f.filters if p.text and p.op not in after and p not in places]
+    words = [p.text for p in f.filters if p.text and p.op not in after and p not in places and not p.negate]
     parts = [(" ".join(words) + " " if words else "") + (ent.label if one else ent.plural)]
+    parts += [p.text + "," for p in f.filters if p.negate and p.text]  # 'crashes excluding rear-ends, in ...'
     if f.near:
         sup = pack.entity(f.near.entity)
         what = f.near.anchor.name if f.near.anchor else " ".join(

@@ -24,6 +24,7 @@ class Predicate:
     concept: Optional[str] = None
     any_of: list["Predicate"] = dc_field(default_factory=list)
     text: str = ""
+    negate: bool = False  # 'excluding ...', 'not counting ...': the records for which the condition does not hold
 
 
 @dataclass

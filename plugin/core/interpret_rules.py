@@ -1,6 +1,8 @@
 """Rules interpreter: choose a consistent reading of the annotated question and assemble a semantic frame."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .annotate import Annotation
 from .frame import Frame, Group, Measure, Near, Place, Predicate, Rank, Side, TimeSpec
 from .pack import Pack
@@ -20,8 +22,10 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     place_values = _place_values(ann, pack)
     spans = [s for s in spans if not any(s is a or s is b for a, b, _ in place_values)] + [p for _, _, p in place_values]
     spans += no_records(ann.tokens, spans, pack)
+    read = {i for s in spans for i in range(s.start, s.end)}
+    f.unknown = [u for u in f.unknown if any(t == u and i not in read for i, t in enumerate(ann.tokens))]
     spans.sort(key=lambda s: s.start)
-    ann = Annotation(ann.tokens, spans, ann.unknown)
+    ann = replace(ann, spans=spans)
     cx = Ctx(ann, pack)
     anchors_all = [s for s in spans if s.kind == "anchor"]
     entity_spans = [s for s in spans if (has(s, "entity") or has(s, "field")) and not _heads_anchor(ann, s, anchors_all)]
@@ -134,6 +138,10 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
             ann.unknown.append(s.text)  # a number compared with nothing MapAsk knows: said, not ignored
     target_preds.sort(key=lambda sp: sp[0].start)
     target_preds = either(cx, target_preds)
+    for sp, p in target_preds:
+        cue = _excluded(ann, sp)
+        if cue:
+            p.negate, p.text = True, cue(p.text)  # 'excluding rear-ends', 'wet roads don't count'
     # 'average age of ...', 'total population of ...': the sum or mean of a number field, not a count
     for kind in ("sum", "avg"):
         for c in cx.cue(kind):
@@ -198,7 +206,13 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
                                        text=" ".join(tv.text)))
         time_spans = []
     for s in time_spans:
-        time_from_span(f.time, s.value, s.text)
+        if _excluded(ann, s):
+            _time_left_out(f, s, _excluded(ann, s))
+        else:
+            time_from_span(f.time, s.value, s.text)
+    for a in [a for a in scope_spans if _excluded(ann, a)]:
+        scope_spans.remove(a)  # a place cannot be left out yet: asked back, never applied the other way round
+        f.unknown.append(a.text)
     f.scope = [Place(text=a.text, entity=a.value["entity"], name=a.value["name"], score=a.value["score"],
                      candidates=a.value["others"]) for a in scope_spans]
     if near_spans or anchor_near:
@@ -424,3 +438,26 @@ def _group(pack: Pack, f: Frame, s: Span) -> Group | None:
             return Group("area", e.name)
         return Group("support", e.name)
     return None
+
+
+def _excluded(ann: Annotation, s: Span):
+    """How the exclusion cue that covers this span (its first token) words it, or None."""
+    return next((cue for a, b, cue in ann.excluded if a <= s.start < b), None)
+
+
+def _time_left_out(f: Frame, s: Span, cue: str) -> None:
+    """'excluding weekends', 'not in winter': the complement of a day, month or hour set; a time without one
+    (a year, a date range) cannot be complemented here and is reported, not applied."""
+    tv = TimeSpec()
+    time_from_span(tv, s.value, s.text)
+    full = {"isodow": range(1, 8), "months": range(1, 13), "hours": range(0, 24)}
+    parts = {k: getattr(tv, k) for k in full if getattr(tv, k)}
+    other = tv.years or tv.date_from or tv.date_to or tv.days_of_month or tv.last_n_years or tv.latest_year
+    if not parts or other:
+        f.unknown.append(s.text)
+        return
+    for k, vals in parts.items():
+        keep = [x for x in full[k] if x not in vals]
+        have = getattr(f.time, k)
+        setattr(f.time, k, [x for x in keep if not have or x in have])
+    f.time.text.append(cue(s.text))

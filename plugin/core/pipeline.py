@@ -210,7 +210,7 @@ class Pipeline:
                 frame = follow_up(self.pack, previous, frame, comparing)
             t["interpret"] = (clock() - t0) * 1000
             a.unknown = list(ann.unknown)
-            refusal = None if recipe or approved else self._understood(ann, frame)
+            refusal = None if recipe or approved else self._understood(ann, frame) or self._left_over(frame)
             model_frame = None
             if self.model is not None and not recipe and not approved:
                 step("model")
@@ -434,6 +434,18 @@ class Pipeline:
                 and not frame.scope and frame.near is None and frame.time.empty():
             return f"MapAsk did not understand: {', '.join(ann.unknown[:8])}. " + pack_summary(self.pack)
         return None
+
+    @staticmethod
+    def _left_over(frame: Frame) -> str | None:
+        """A content word no reading used stops the answer: asked back naming it, never dropped."""
+        words = list(dict.fromkeys(frame.unknown))
+        if not words:
+            return None
+        said = ", ".join(f"'{w}'" for w in words[:6])
+        return (f"MapAsk did not understand {said} in this question, and answering without "
+                f"{'it' if len(words) == 1 else 'them'} could give the wrong number. Rephrase "
+                f"{'it' if len(words) == 1 else 'them'} with words from the data, or leave "
+                f"{'it' if len(words) == 1 else 'them'} out.")
 
     def audit_entry(self, a: Answer) -> dict:
         return {"time": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "question": a.question,

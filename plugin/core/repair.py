@@ -71,6 +71,7 @@ class Repairer:
         for i, q in enumerate(preds):
             res = self._resolve_pred(ent, q, f"{path}[{i}]", log, r)
             if res is not None:
+                res.negate = q.negate  # resolving a condition never changes whether it is excluded
                 out.append(res)
         return out
 
@@ -79,6 +80,9 @@ class Repairer:
             return q
         if q.op == "any" and not q.concept:  # conditions joined by 'or': each resolved, any may hold
             resolved = [self._resolve_pred(ent, m, f"{path}.any_of[{j}]", log, r) for j, m in enumerate(q.any_of)]
+            for m, res in zip(q.any_of, resolved):
+                if res is not None:
+                    res.negate = m.negate
             members = [m for m in resolved if m is not None]
             if len(members) <= 1:
                 return members[0] if members else None

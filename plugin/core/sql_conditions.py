@@ -37,6 +37,13 @@ class RowConditions:
         return None
 
     def predicate(self, p: Predicate, t: str, ent: Entity) -> exp.Expression:
+        """One predicate over row alias `t`; a negated one is the complement (a NULL condition counts as unmet)."""
+        cond = self._predicate(p, t, ent)
+        if p.negate:
+            return exp.not_(exp.func("COALESCE", exp.paren(cond), exp.false()))
+        return cond
+
+    def _predicate(self, p: Predicate, t: str, ent: Entity) -> exp.Expression:
         if p.op == "any":
             return exp.paren(exp.or_(*[self.predicate(q, t, ent) for q in p.any_of]))
         if p.op == "time":

@@ -35,8 +35,14 @@ def tokens(text: str) -> list[str]:
 @functools.lru_cache(maxsize=4)
 def language(code: str = "en") -> dict[str, Any]:
     """The interpreter's grammar words for one language (plugin/core/language_<code>.yaml)."""
+    from .phrase_rules import rule_files
     path = Path(__file__).with_name(f"language_{code}.yaml")
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    lang = yaml.safe_load(path.read_text(encoding="utf-8"))
+    excl = rule_files(code).get("exclusion", {})
+    # the exclusion rules' cue words are read by the annotator like every other cue
+    lang["cues"]["exclude_before"] = list(excl.get("before", []))
+    lang["cues"]["exclude_after"] = list(excl.get("after", []))
+    return lang
 
 
 def phrase_key(phrase: str) -> tuple[str, ...]:

@@ -1,0 +1,65 @@
+"""Sentences and clauses of a message: which ask the question, which only state conditions, which are context."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .text import normalize
+
+# a sentence ends at . ? ! ; followed by a space (a decimal point has none); a leading clause at , : or a dash
+_SENTENCE = re.compile(r"(?<=[.?!;])\s+(?=\S)")
+_LEAD = re.compile(r"\s*(?:,|:(?!\d)|\s[-\u2013\u2014]+\s)\s*")
+
+
+@dataclass
+class Clause:
+    """A piece of the message, its tokens [start, end) in the joined token list, and its role."""
+    raw: str
+    start: int = 0
+    end: int = 0
+    kind: str = "question"  # question | statement | purpose
+    asks: bool = False      # holds a question word or ends with '?'
+
+
+def pieces(question: str, rules: dict) -> list[Clause]:
+    """The message cut into sentences, and a leading clause cut off where a purpose or greeting opens it or a
+    colon closes it."""
+    openers = [tuple(normalize(o).split()) for o in rules.get("purpose_openers", [])]
+    out: list[Clause] = []
+    for said, meant in (rules.get("contractions") or {}).items():
+        question = re.sub(rf"(?i)\b{re.escape(said).replace(chr(39), '[' + chr(39) + chr(8217) + ']')}", meant, question)
+    for sent in _SENTENCE.split(question.strip()):
+        m = _LEAD.search(sent)
+        head = normalize(sent[:m.start()]).split() if m else []
+        purpose = bool(head) and any(tuple(head[:len(o)]) == o for o in openers)
+        colon = bool(m) and m.group(0).strip().startswith(":")
+        if m and (purpose or colon) and sent[m.end():].strip():
+            out.append(Clause(sent[:m.start()], kind="purpose" if purpose else "question"))
+            sent = sent[m.end():]
+        out.append(Clause(sent))
+    qwords = set(rules.get("question_words", []))
+    first = set(rules.get("question_openers", []))
+    greet = set(rules.get("greetings", []))
+    for c in out:
+        toks = normalize(c.raw).split()
+        lead = next((t for t in toks if t not in greet), "")
+        c.asks = c.raw.rstrip().endswith("?") or lead in first or any(t in qwords for t in toks)
+    return out
+
+
+def classify(clauses: list[Clause], cue_starts: dict[int, str], question_cues: set[str]) -> None:
+    """Mark each clause question, statement or purpose: when some clause asks (a question word, a '?', a question
+    cue), the others only state; a lone clause is always the question."""
+    if len(clauses) == 1:
+        clauses[0].kind = "question"
+        return
+    for c in clauses:
+        cued = any(c.start <= i < c.end and name in question_cues for i, name in cue_starts.items())
+        c.asks = c.asks or cued
+    if not any(c.asks for c in clauses if c.kind != "purpose"):
+        for c in clauses:
+            c.kind = "question" if c.kind != "purpose" else "purpose"
+        return
+    for c in clauses:
+        if c.kind != "purpose":
+            c.kind = "question" if c.asks else "statement"

@@ -1,0 +1,97 @@
+"""Words of the vocabulary as users spell them: lemmas and plurals (lemminflect), compound number words
+(number-parser) and typo correction against the pack's lexicon (rapidfuzz), each change reported."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+try:  # optional in a stock QGIS: exact words and the code's own edit distance are used without them
+    from lemminflect import getAllInflections, getAllLemmas
+except ImportError:  # pragma: no cover
+    getAllInflections = getAllLemmas = None
+try:
+    from rapidfuzz.distance import OSA
+except ImportError:  # pragma: no cover
+    OSA = None
+try:
+    from number_parser import parse_number
+except ImportError:  # pragma: no cover
+    parse_number = None
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Optimal string alignment distance (a swap of two neighbours is one edit: 'pedestrain')."""
+    if OSA is not None:
+        return OSA.distance(a, b)
+    d = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[-1][-1]
+
+
+def allowed_edits(word: str) -> int:
+    """Edits a word of this length may carry and still be read as a vocabulary word (short words: none)."""
+    return 0 if len(word) < 4 else 1 if len(word) < 8 else 2
+
+
+@dataclass
+class Speller:
+    """Maps a word the lexicon does not hold to the one it most likely is, or None."""
+    vocab: set[str]
+    protected: set[str] = field(default_factory=set)  # words that are names elsewhere (places, streets)
+    meaning: dict[str, str] = field(default_factory=dict)  # word -> what it reads as, when it is a phrase alone
+
+    def lemma(self, word: str) -> str | None:
+        """A form of the word the vocabulary holds: its lemma ('injuries' -> 'injury') or its plural."""
+        if getAllLemmas is None:
+            return None
+        forms = [lem for lems in getAllLemmas(word).values() for lem in lems]
+        forms += list(getAllInflections(word, upos="NOUN").get("NNS", ()))
+        return next((f for f in forms if f in self.vocab and f != word), None)
+
+    def correct(self, word: str) -> str | None:
+        """The single vocabulary word within the allowed edits, or None (none, or a tie)."""
+        k = allowed_edits(word)
+        if k == 0 or word in self.protected or not word.isalpha():
+            return None
+        best: list[tuple[int, str]] = []
+        for v in self.vocab:
+            if abs(len(v) - len(word)) > k or len(v) < 4:
+                continue
+            d = edit_distance(word, v)
+            if d <= k:
+                best.append((d, v))
+        if not best:
+            return None
+        best.sort()
+        tied = [v for d, v in best if d == best[0][0]]
+        if len({self.meaning.get(v, v) for v in tied}) > 1:
+            return None  # two words as close that mean different things: guessing would be a coin toss
+        return tied[0]
+
+
+def number_runs(toks: list[str], number_words: dict) -> tuple[list[str], list[dict]]:
+    """Runs of two or more number words as one number ('two thousand five hundred' -> '2500')."""
+    if parse_number is None:
+        return toks, []
+    out: list[str] = []
+    done: list[dict] = []
+    i = 0
+    joiners = {"and"}
+    while i < len(toks):
+        j = i
+        while j < len(toks) and (toks[j] in number_words or (toks[j] in joiners and j > i and j + 1 < len(toks)
+                                                              and toks[j + 1] in number_words)):
+            j += 1
+        run = toks[i:j]
+        value = parse_number(" ".join(run)) if len(run) >= 2 and run[-1] not in joiners else None
+        if value is not None:
+            out.append(str(value))
+            done.append({"rule": "number words", "from": " ".join(run), "to": str(value)})
+            i = j
+        else:
+            out.append(toks[i])
+            i += 1
+    return out, done
