@@ -9,7 +9,7 @@ from .anchors import AnchorIndex
 from .clauses import Clause, classify, pieces
 from .numbers import comparisons
 from .pack import Pack, language_for, norm_label
-from .phrase_rules import apply_rewrites, quantity_rules, rule_files
+from .phrase_rules import apply_rewrites, rewrite_rules, rule_files
 from .spelling import Speller, number_runs
 from .text import normalize, phrase_key, tokens
 from .timeparse import Span, TimeParser
@@ -100,9 +100,9 @@ class Annotator:
         # words the pack knows are never read as (parts of) place names on their own
         self.known_words = {t for key in self.lex.phrases for t in key}
         self.rules = rule_files(pack.raw.get("language", "en"))
-        self.quantities = quantity_rules(pack.raw.get("language", "en"), self.lang)
+        self.quantities = rewrite_rules(pack.raw.get("language", "en"), self.lang)
         names = set(anchors.by_word) if anchors else set()
-        meaning = {k[0]: repr(v[0]) for k, v in self.lex.phrases.items() if len(k) == 1}
+        meaning = {k[0]: frozenset(map(repr, v)) for k, v in self.lex.phrases.items() if len(k) == 1}
         self.speller = Speller(vocab={w for w in self.known_words | self.stop if w.isalpha()},
                                protected=names - self.known_words, meaning=meaning)
 

@@ -98,9 +98,11 @@ def apply_rewrites(toks: list[str], rules: list[Rewrite], classes: dict[str, dic
     return out, done
 
 
+NUMERIC = ("number", "fraction")
+
+
 def _emit(r: Rewrite, caps: list[tuple[str, str]], classes: dict[str, dict]) -> str:
-    nums = [float(classes[c][t]) if t in classes.get(c, {}) else float(t) for c, t in caps
-            if c != "unit" and (t in classes.get(c, {}) or _is_number(t))]
+    nums = [float(classes[c][t]) if t in classes.get(c, {}) else float(t) for c, t in caps if c in NUMERIC]
     value = sum(nums) if r.combine == "sum" else functools.reduce(lambda a, b: a * b, nums, 1.0)
     named = {c: t for c, t in caps}
     return r.emit.format(value=f"{round(value, 6):g}", **named)
@@ -113,12 +115,19 @@ def rule_files(code: str = "en") -> dict[str, Any]:
     return {p.stem: yaml.safe_load(p.read_text(encoding="utf-8")) or {} for p in sorted(folder.glob("*.yaml"))}
 
 
-def quantity_rules(code: str, lang: dict) -> tuple[list[Rewrite], dict[str, dict]]:
-    """The quantity rewrites of a language and the word classes they use (fractions, numbers, units)."""
-    doc = rule_files(code).get("quantities", {})
-    classes = {k: dict(v) for k, v in (doc.get("classes") or {}).items()}
+REWRITE_FILES = ("quantities", "containment")
+
+
+def rewrite_rules(code: str, lang: dict) -> tuple[list[Rewrite], dict[str, dict]]:
+    """The rewrites of a language (quantities said in words, placing verbs) and the word classes they use."""
+    files = rule_files(code)
+    classes: dict[str, dict] = {}
+    rules: list[Rewrite] = []
+    for name in REWRITE_FILES:
+        doc = files.get(name, {})
+        classes.update({k: dict(v) for k, v in (doc.get("classes") or {}).items()})
+        rules += [Rewrite(r["name"], compile_pattern(r["pattern"]), r["emit"], r.get("combine", "product"),
+                          r.get("examples", [])) for r in doc.get("rules", [])]
     classes["number"] = {k: v for k, v in lang.get("number_words", {}).items() if " " not in k}
-    classes["unit"] = {k: v for k, v in lang.get("units", {}).items()}
-    rules = [Rewrite(r["name"], compile_pattern(r["pattern"]), r["emit"], r.get("combine", "product"),
-                     r.get("examples", [])) for r in doc.get("rules", [])]
+    classes["unit"] = dict(lang.get("units", {}))
     return rules, classes

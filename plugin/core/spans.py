@@ -51,20 +51,22 @@ class Ctx:
         return cands[-1] if cands else None
 
 
+def narrower_or_both(have: list[int], new: list[int]) -> list[int]:
+    """One set inside the other means the narrower ('mornings 7-9am', 'winter weekends in December');
+    otherwise either ('January or February')."""
+    both = [x for x in have if x in new]
+    if have and both and (set(both) == set(new) or set(both) == set(have)):
+        return both
+    return have + [x for x in new if x not in have]
+
+
 def time_from_span(ts: TimeSpec, v: dict, text: str) -> None:
     ts.text.append(text)
     if "years" in v:
         ts.years += [y for y in v["years"] if y not in ts.years]
-    if "months" in v:
-        ts.months += [m for m in v["months"] if m not in ts.months]
-    if "isodow" in v:
-        ts.isodow += [d for d in v["isodow"] if d not in ts.isodow]
-    if "hours" in v:
-        both = [h for h in ts.hours if h in v["hours"]]
-        if ts.hours and both and (set(both) == set(v["hours"]) or set(both) == set(ts.hours)):
-            ts.hours = both  # 'mornings 7-9am': one range inside the other means the narrower
-        else:
-            ts.hours += [h for h in v["hours"] if h not in ts.hours]
+    for part in ("months", "isodow", "hours"):
+        if part in v:
+            setattr(ts, part, narrower_or_both(getattr(ts, part), v[part]))
     if "days_of_month" in v:
         ts.days_of_month += [d for d in v["days_of_month"] if d not in ts.days_of_month]
     if "date_from" in v:

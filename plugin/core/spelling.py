@@ -41,7 +41,7 @@ class Speller:
     """Maps a word the lexicon does not hold to the one it most likely is, or None."""
     vocab: set[str]
     protected: set[str] = field(default_factory=set)  # words that are names elsewhere (places, streets)
-    meaning: dict[str, str] = field(default_factory=dict)  # word -> what it reads as, when it is a phrase alone
+    meaning: dict[str, frozenset] = field(default_factory=dict)  # word -> its readings, when it is a phrase alone
 
     def lemma(self, word: str) -> str | None:
         """A form of the word the vocabulary holds: its lemma ('injuries' -> 'injury') or its plural."""
@@ -67,13 +67,14 @@ class Speller:
             return None
         best.sort()
         tied = [v for d, v in best if d == best[0][0]]
-        if len({self.meaning.get(v, v) for v in tied}) > 1:
+        shared = frozenset.intersection(*[self.meaning.get(v, frozenset([v])) for v in tied])
+        if not shared:
             return None  # two words as close that mean different things: guessing would be a coin toss
         return tied[0]
 
 
 def number_runs(toks: list[str], number_words: dict) -> tuple[list[str], list[dict]]:
-    """Runs of two or more number words as one number ('two thousand five hundred' -> '2500')."""
+    """Number words as digits: runs ('two thousand five hundred' -> '2500') and single words from two up."""
     if parse_number is None:
         return toks, []
     out: list[str] = []
@@ -87,6 +88,8 @@ def number_runs(toks: list[str], number_words: dict) -> tuple[list[str], list[di
             j += 1
         run = toks[i:j]
         value = parse_number(" ".join(run)) if len(run) >= 2 and run[-1] not in joiners else None
+        if len(run) == 1 and isinstance(number_words.get(run[0]), int) and number_words[run[0]] >= 2:
+            value = number_words[run[0]]  # 'the three schools' reads like 'the 3 schools' ('one' stays a word)
         if value is not None:
             out.append(str(value))
             done.append({"rule": "number words", "from": " ".join(run), "to": str(value)})

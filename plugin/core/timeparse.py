@@ -65,7 +65,7 @@ class TimeParser:
             ("hour_range", re.compile(rf"\b{hr} ?(am|pm)? to {hr} ?(am|pm)(?: in the (morning|afternoon|evening))?\b")),
             ("date_range", re.compile(rf"\b(?:between|from) ({months}) (\d{{1,2}}) (?:{YEAR} )?(?:and|to|through|until) (?:({months}) )?(\d{{1,2}}) ?{YEAR}?\b")),
             ("date_since", re.compile(rf"\b(since|after|from|starting|before|prior to|until|through) ({months}) (\d{{1,2}})(?: {YEAR})?\b")),
-            ("month_range", re.compile(rf"\b(?:from|between) ({months}) (?:to|and|through|thru|until|till) ({months})\b(?! \d)")),
+            ("month_range", re.compile(rf"\b(?:(?:from|between) ({months}) (?:to|and|through|thru|until|till)|({months}) (?:through|thru|until|till|to)) ({months})\b(?! \d)")),
             ("month_since", re.compile(rf"\b(since|after|starting in|starting|before|prior to|until|till) ({months})\b(?! \d)")),
             ("date", re.compile(rf"\b(?:on )?({months}) (\d{{1,2}})(?: {YEAR})?\b")),
             ("holiday", re.compile(rf"\b(?:on )?({holidays})(?: day)?(?: (?:of |in )?{YEAR})?\b")),
@@ -183,7 +183,7 @@ class TimeParser:
             ys = [int(y) for y in g if y]
             return {"year_range": (min(ys), max(ys)), "connector": m.group(0)}
         if kind == "month_range":
-            a, b = self.lang["months"][g[0]], self.lang["months"][g[1]]
+            a, b = self.lang["months"][g[0] or g[1]], self.lang["months"][g[2]]
             return {"months": list(range(a, b + 1)) if a <= b else list(range(a, 13)) + list(range(1, b + 1))}
         if kind == "month_since":
             # 'since october': the rest of the latest year; 'before march': its first months
