@@ -104,7 +104,7 @@ class Annotator:
         names = set(anchors.by_word) if anchors else set()
         meaning = {k[0]: frozenset(map(repr, v)) for k, v in self.lex.phrases.items() if len(k) == 1}
         self.speller = Speller(vocab={w for w in self.known_words | self.stop if w.isalpha()},
-                               protected=names - self.known_words, meaning=meaning)
+                               protected=(names - self.known_words) | _named_elsewhere(pack), meaning=meaning)
 
     def annotate(self, question: str) -> Annotation:
         """Cut the message into clauses, rewrite quantities said in words, find every span, correct the spelling
@@ -153,20 +153,28 @@ class Annotator:
 
     def _set_aside_context(self, ann: Annotation) -> None:
         """A purpose or greeting contributes nothing; a statement only its conditions; their other words are
-        context, never 'not understood'."""
+        context, never 'not understood'. Who asks ('our council aide wants ...') is a purpose of its own."""
+        rules = self.rules.get("context", {})
         cues = {s.start: str(s.value) for s in ann.spans if s.kind == "cue"}
-        classify(ann.clauses, cues, set(self.rules.get("context", {}).get("question_cues", [])))
-        keeps = {k: set(v) for k, v in self.rules.get("context", {}).get("keeps", {}).items()}
-        keep, context = [], []
+        classify(ann.clauses, cues, set(rules.get("question_cues", [])))
+        for c in list(ann.clauses):
+            lead = _reported(ann.tokens, c, rules.get("reporting_verbs", [])) if c.kind == "question" else c.start
+            asked_before = any(c.start <= i < lead and str(v) in set(rules.get("question_cues", [])) for i, v in
+                               cues.items()) or any(t in rules.get("question_words", []) for t in ann.tokens[c.start:lead])
+            if lead > c.start and not asked_before:
+                ann.clauses.insert(ann.clauses.index(c), Clause(" ".join(ann.tokens[c.start:lead]), c.start, lead,
+                                                                "purpose"))
+                c.start = lead
+        keeps = {k: set(v) for k, v in rules.get("keeps", {}).items()}
+        keep = []
         for s in ann.spans:
             c = _clause_of(ann.clauses, s.start)
             if c is not None and c.kind != "question" and s.kind not in keeps.get(c.kind, set()):
                 continue
             keep.append(s)
         used = {i for s in keep for i in range(s.start, s.end)}
-        for c in ann.clauses:
-            if c.kind != "question":
-                context += [ann.tokens[i] for i in range(c.start, c.end) if i not in used]
+        context = [ann.tokens[i] for c in ann.clauses if c.kind != "question" for i in range(c.start, c.end)
+                   if i not in used]
         ann.spans = keep
         ann.context = [w for w in context if w not in self.stop]
         ann.unknown = [u for j, u in enumerate(ann.tokens) if u in ann.unknown and j not in used and
@@ -206,6 +214,23 @@ class Annotator:
         unknown = [t for j, t in enumerate(toks) if j not in locked and t not in self.stop and
                    (not t.isdigit() or len(t) >= 3)]
         return Annotation(toks, spans, unknown)
+
+
+def _named_elsewhere(pack: Pack) -> set[str]:
+    """Words the pack names as outside its data (other places, measures not recorded): never 'corrected'."""
+    words = {t for p in pack.raw.get("elsewhere") or [] for t in str(p).split()}
+    return words | {str(w) for w in (pack.raw.get("not_recorded") or {})}
+
+
+def _reported(toks: list[str], c: Clause, verbs: list[str]) -> int:
+    """Where the question proper starts in a clause: after the first reporting verb ('... wants to know'), or at
+    its start."""
+    for i in range(c.start, c.end):
+        for v in sorted(verbs, key=len, reverse=True):
+            w = v.split()
+            if toks[i:i + len(w)] == w:
+                return i + len(w)
+    return c.start
 
 
 def _clause_of(clauses: list[Clause], i: int) -> Clause | None:

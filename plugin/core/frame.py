@@ -67,6 +67,7 @@ class Near:
     scope: list[Place] = dc_field(default_factory=list)
     mode: str = "within"  # within | along | nearest
     k: Optional[int] = None
+    quantifier: str = "any"  # any: near at least one feature | none: no feature within the distance
 
 
 @dataclass

@@ -5,7 +5,8 @@ from dataclasses import replace
 
 from .annotate import Annotation
 from .frame import Frame, Group, Measure, Near, Place, Predicate, Rank, Side, TimeSpec
-from .pack import Pack
+from .pack import Pack, language_for
+from .phrase_rules import rule_files
 from .phrasing import (compared_field, either, is_event, is_place_pred, measurable, no_records, number_before,
                        numeric, plural)
 from .sides import LINK_WORDS, comparison_sides
@@ -116,7 +117,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         # 'evening (6pm or later)', 'mornings 7-9am': the hours said outright define the vague word
         time_spans = [s for s in time_spans if not s.value.get("vague")]
     used_fields: list[Span] = []
-    for s in (s for s in spans if s.kind == "numcmp"):
+    for s in (s for s in spans if s.kind == "numcmp" and not _exists(s, near_spans)):
         # '75 or older' after 'the oldest driver (was)': a condition on the field named just before
         after = [f for f in spans if f.start == s.end and readings(f, "field") and measurable(pack, *readings(f, "field")[0])]
         fields = after or [f for f in entity_spans if readings(f, "field") and f.end <= s.start and s.start - f.end <= 3
@@ -230,6 +231,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         n.filters = support_preds
         n.scope = [Place(text=a.text, entity=a.value["entity"], name=a.value["name"], score=a.value["score"],
                          candidates=a.value["others"]) for a in support_scope]
+        n.quantifier = _quantifier(ann, pack, near_spans[0] if near_spans else None, distances)
         if cx.cue("nearest"):
             # 'the nearest signal', 'which school is closest': one; 'nearest schools': the pack's default number
             one = target_span is not None and not plural(pack, target_span)
@@ -461,3 +463,32 @@ def _time_left_out(f: Frame, s: Span, cue: str) -> None:
         have = getattr(f.time, k)
         setattr(f.time, k, [x for x in keep if not have or x in have])
     f.time.text.append(cue(s.text))
+
+
+def _exists(s: Span, near_spans: list[Span]) -> bool:
+    """'near at least one signal': a count of one or more said of the features a relation names is the relation."""
+    return s.value.get("op") in ("gte", "gt") and s.value.get("n", 9) <= 1 and any(
+        0 <= n.start - s.end <= 2 for n in near_spans)
+
+
+def _ends_at(toks: list[str], phrases: list[str], end: int, window: int) -> bool:
+    """Whether one of `phrases` ends at most `window` tokens before token `end`."""
+    for ph in phrases:
+        w = ph.split()
+        for stop in range(max(len(w), end - window), end + 1):
+            if toks[stop - len(w):stop] == w:
+                return True
+    return False
+
+
+def _quantifier(ann: Annotation, pack: Pack, support: Span | None, distances: list[Span]) -> str:
+    """'no signal within 200 m', 'farther than 100 m from any school': none; otherwise any."""
+    rules = rule_files(pack.raw.get("language", "en")).get("quantifiers", {})
+    window = int(rules.get("window", 3))
+    if support is not None and is_event(pack, readings(support, "entity")):
+        return "any"  # 'schools with no crash within 100 m': a count of at most 0 per feature (no_records)
+    if support is not None and _ends_at(ann.tokens, rules.get("none", []), support.start, window):
+        return "none"
+    if distances and _ends_at(ann.tokens, rules.get("farther", []), distances[0].start, 0):
+        return "none"
+    return "any"

@@ -75,7 +75,18 @@ def _is_number(tok: str) -> bool:
 
 
 def apply_rewrites(toks: list[str], rules: list[Rewrite], classes: dict[str, dict]) -> tuple[list[str], list[dict]]:
-    """Tokens with every quantity rule applied left to right, and what was rewritten (for the audit)."""
+    """Tokens with every rewrite applied until none applies (one rule's output may start another's), and what
+    was rewritten (for the audit)."""
+    done: list[dict] = []
+    for _ in range(4):
+        toks, step = _rewrite_once(toks, rules, classes)
+        if not step:
+            break
+        done += step
+    return toks, done
+
+
+def _rewrite_once(toks: list[str], rules: list[Rewrite], classes: dict[str, dict]) -> tuple[list[str], list[dict]]:
     out: list[str] = []
     done: list[dict] = []
     i = 0

@@ -210,6 +210,10 @@ class Pipeline:
                 frame = follow_up(self.pack, previous, frame, comparing)
             t["interpret"] = (clock() - t0) * 1000
             a.unknown = list(ann.unknown)
+            outside = None if recipe or approved else self._outside(frame)
+            if outside:
+                a.status, a.answer, a.frame = "refused", outside, frame.to_dict()
+                return
             refusal = None if recipe or approved else self._understood(ann, frame) or self._left_over(frame)
             model_frame = None
             if self.model is not None and not recipe and not approved:
@@ -246,6 +250,10 @@ class Pipeline:
             c = rep.clarify[0]
             a.answer = (f"Did you mean {c['choices'][0]} by '{c['text']}'?" if len(c["choices"]) == 1 else
                         f"'{c['text']}' could mean: " + ", ".join(c["choices"][:5]) + ". Which one?")
+            return
+        if rep.outside:
+            a.status = "refused"
+            a.answer = "The data does not hold this: " + "; ".join(rep.outside) + "."
             return
         if rep.problems:
             a.status = "clarify"
@@ -433,6 +441,22 @@ class Pipeline:
         if ann.unknown and not frame.target and frame.intent in ("count", "list") and not frame.filters \
                 and not frame.scope and frame.near is None and frame.time.empty():
             return f"MapAsk did not understand: {', '.join(ann.unknown[:8])}. " + pack_summary(self.pack)
+        return None
+
+    def _outside(self, frame: Frame) -> str | None:
+        """A word left over that names a place outside the pack's area, or a measure the data does not record:
+        refused with the reason."""
+        raw = self.pack.raw
+        words = [normalize(w) for w in frame.unknown]
+        toks = " ".join(words)
+        for place in raw.get("elsewhere") or []:
+            if f" {place} " in f" {toks} ":
+                return (f"'{place.title()}' is outside this pack's area ({raw.get('area', 'its area')}): "
+                        f"MapAsk answers only from the data it has.")
+        for w in words:
+            why = (raw.get("not_recorded") or {}).get(w)
+            if why:
+                return f"MapAsk cannot answer this: {why}."
         return None
 
     @staticmethod

@@ -27,10 +27,13 @@ class RepairResult:
     repairs: list[Repair] = field(default_factory=list)
     clarify: list[dict] = field(default_factory=list)   # choices for the user
     problems: list[str] = field(default_factory=list)   # what stops an answer
+    outside: list[str] = field(default_factory=list)    # what the data does not hold (refused, with the reason)
     notes: list[str] = field(default_factory=list)      # caveats for the answer
 
 
 class Repairer:
+    none_supported = False  # the compiler has no anti-join yet: 'no X within d' is asked back, not guessed
+
     def __init__(self, pack: Pack):
         self.pack = pack
 
@@ -59,6 +62,9 @@ class Repairer:
         self._resolve_time(ent, f.time, "time", log, r)
         f.scope = self._resolve_scope(ent, f.scope, "scope", log, r)
         self._resolve_near(f, log, r)
+        if f.near and f.near.quantifier == "none" and not self.none_supported:
+            r.problems.append(f"records with no {self.pack.entity(f.near.entity).plural if f.near.entity else 'feature'} "
+                              f"nearby cannot be counted yet")
         self._features_are_not_areas(f, log)
         self._resolve_groups(ent, f, log, r)
         self._resolve_measure(ent, f, log, r)
@@ -216,7 +222,9 @@ class Repairer:
                 asked.add(int(t.date_to[:4]))
             outside = sorted(y for y in asked if y < years[0] or y > years[1])
             if outside and all(y < years[0] or y > years[1] for y in (t.years or outside)):
-                r.notes.append(f"{ent.plural} cover {years[0]}-{years[1]} only; {outside} is outside that range")
+                span = f"{years[0]}" if years[0] == years[1] else f"{years[0]}-{years[1]}"
+                r.outside.append(f"{ent.plural} cover {span} only, and {', '.join(map(str, outside))} "
+                                 f"{'is' if len(outside) == 1 else 'are'} outside that")
 
     # ---- places
     def _resolve_scope(self, ent: Entity, places: list[Place], path: str, log, r: RepairResult) -> list[Place]:
@@ -231,7 +239,7 @@ class Repairer:
                     f"every {ent.label} record is in {pl.name.title()} already")
                 continue
             if area and town and area.coverage.get("town") is None:
-                r.problems.append(f"{ent.plural} only cover {town.title()}, not {pl.name.title()}")
+                r.outside.append(f"{ent.plural} only cover {town.title()}, not {pl.name.title()}")
             if pl.score < 100:
                 log("anchor_fuzzy", f"{path}[{i}]", pl.text, pl.name, f"closest name ({pl.score:.0f}/100)")
             out.append(pl)

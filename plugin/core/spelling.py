@@ -33,7 +33,7 @@ def edit_distance(a: str, b: str) -> int:
 
 def allowed_edits(word: str) -> int:
     """Edits a word of this length may carry and still be read as a vocabulary word (short words: none)."""
-    return 0 if len(word) < 4 else 1 if len(word) < 8 else 2
+    return 0 if len(word) < 5 else 1 if len(word) < 8 else 2
 
 
 @dataclass
