@@ -52,7 +52,7 @@ def run_instance(questions: list[dict], schema: str, ref) -> tuple[dict[str, dic
     """Ask every question against one schema; grade against the reference SQL pointed at the same schema."""
     pack = copy.deepcopy(load_pack(ROOT / "knowledge" / "massachusetts"))
     pack.schema = schema
-    pipe = Pipeline(pack, DSN)
+    pipe = Pipeline(pack, DSN, ask_below=None)  # the threshold is applied below, so both sides are measured
     pipe.annotator()  # the anchor index is start-up cost, not per-question cost
     out: dict[str, dict] = {}
     timings: dict[str, list[float]] = defaultdict(list)
@@ -77,13 +77,19 @@ def run_instance(questions: list[dict], schema: str, ref) -> tuple[dict[str, dic
                 keep = [i for i, c in enumerate(a.columns) if c != a.geometry_column]
                 ok, why = grade([a.columns[i] for i in keep], [[r[i] for i in keep] for r in a.rows], rcols,
                                 [list(r) for r in rrows], bool(q.get("order_matters")))
+        threshold = pack.convention("verifier", "threshold", default=None)
+        unsure = a.status == "answered" and threshold is not None and (a.confidence or 0) < threshold
+        raw_ok = ok
+        if unsure:  # what the product does: asks back with its reading instead of answering
+            ok = bool(q.get("expect"))
         left_over = a.status == "answered" and bool((a.frame or {}).get("unknown"))
-        out[q["id"]] = {"ok": ok, "why": why, "status": a.status, "repaired": bool(a.repairs), "ms": total,
+        out[q["id"]] = {"ok": ok, "why": why, "status": "clarify" if unsure else a.status, "raw_ok": raw_ok,
+                        "raw_status": a.status, "repaired": bool(a.repairs), "ms": total,
                         "confidence": a.confidence, "left_over": left_over, "expect": q.get("expect"),
                         "answer": a.answer[:300]}
         if q["split"] in UNREAD:
             out[q["id"]] = {k: out[q["id"]][k] for k in ("ok", "status", "confidence", "left_over", "expect", "ms",
-                                                        "repaired")}
+                                                        "repaired", "raw_ok", "raw_status")}
     pipe.executor.close()
     return out, timings
 
@@ -104,12 +110,24 @@ def split_metrics(qs: list[dict], ok: dict[str, bool], results: dict[str, dict])
     rs = [(q, results[q["id"]]) for q in qs]
     answered = [(q, r) for q, r in rs if r["status"] == "answered"]
     right = sum(ok[q["id"]] for q, _ in answered)
-    scored = [(r.get("confidence") or 0.0, ok[q["id"]]) for q, r in answered]
+    # the confidence ranks every answer the interpreter gave, before the threshold turned some into ask-backs
+    scored = [(r.get("confidence") or 0.0, bool(r.get("raw_ok"))) for q, r in rs if r.get("raw_status") == "answered"]
     return {"precision": right / len(answered) if answered else 0.0,
             "ask_back": sum(r["status"] in ("clarify", "refused") for _, r in rs) / max(1, len(rs)),
             "answered": len(answered) / max(1, len(rs)),
             "left_over": sum(bool(r.get("left_over")) for _, r in rs),
-            "auc": roc_auc([s for s, _ in scored], [y for _, y in scored])}
+            "auc": roc_auc([s for s, _ in scored], [y for _, y in scored]),
+            "reliability": reliability(scored)}
+
+
+def reliability(scored: list[tuple[float, bool]], bins: int = 5) -> list[list]:
+    """[low, high, answers, share right] per confidence bin."""
+    out = []
+    for i in range(bins):
+        lo, hi = i / bins, (i + 1) / bins
+        sel = [y for c, y in scored if lo <= c < hi or (i == bins - 1 and c >= 1.0)]
+        out.append([lo, hi, len(sel), sum(sel) / len(sel) if sel else None])
+    return out
 
 
 def accuracy_lines(questions: list[dict], ok: dict[str, bool], label: str, report: dict,
@@ -127,6 +145,8 @@ def accuracy_lines(questions: list[dict], ok: dict[str, bool], label: str, repor
                      f"asked back {m['ask_back']:5.1%}  answered with a word left over {m['left_over']}  "
                      f"ROC-AUC {m['auc']:.2f}   " +
                      "  ".join(f"{c} {sum(v)}/{len(v)}" for c, v in by.items()))
+        lines.append("          reliability (confidence -> share right): " + "  ".join(
+            f"{lo:.1f}-{hi:.1f}: {'-' if sh is None else f'{sh:.0%}'} of {n}" for lo, hi, n, sh in m["reliability"]))
     return lines
 
 

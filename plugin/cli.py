@@ -38,17 +38,19 @@ def cmd_ask(args) -> int:
         print(f"model: {e}; answering with the rules interpreter only", file=sys.stderr)
         model = None
     pipe = Pipeline(args.pack, args.dsn, audit=record, model=model, judge=not args.no_judge, max_cost=args.max_cost)
-    a = pipe.ask(args.question)
+    a = pipe.ask(args.question, choose=args.choose)
     if args.json:
         print(json.dumps(a.public(), default=str))
     else:
+        if a.readback.get("text") and a.status == "answered":
+            print(a.readback["text"])
         print(a.answer)
         pub = a.public()
         if pub["rows"]:
             print()
             print(_table(pub["columns"], pub["rows"]))
         if a.confidence is not None:
-            print(f"\nconfidence {a.confidence:.2f}")
+            print(f"\nconfidence {a.confidence:.2f}" + "".join(f"\n  - {r}" for r in a.reasons))
         print("\nframe:", json.dumps(a.frame, default=str))
         for r in a.repairs:
             print(f"repair {r['code']} at {r['path']}: {r['before']!r} -> {r['after']!r} ({r['reason']})")
@@ -89,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     a = sub.add_parser("ask", help="answer one question")
     a.add_argument("question")
     a.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    a.add_argument("--choose", type=int, metavar="N", help="after an ask-back, answer with reading N (1 = the "
+                   "reading MapAsk offered); the choice is recorded in the audit entry")
     a.add_argument("--audit", default=str(ROOT / "var" / "audit.jsonl"), help="append the audit entry here")
     a.add_argument("--no-judge", action="store_true", help="with --model: do not let the model judge the answer")
     a.add_argument("--max-cost", type=float, metavar="COST", help="refuse the query when the planner's EXPLAIN "

@@ -31,7 +31,8 @@ from .user_examples import approved_example
 from .spans import has
 from .text import normalize
 from .repair import Repairer
-from .verify import verify
+from .readback import readback
+from .verify import Evidence, verify
 
 MAX_QUESTION_CHARS = 1000
 STAGES = ("link", "interpret", "model", "repair", "plan", "compile", "guard", "execute", "verify", "explain", "judge")
@@ -66,11 +67,17 @@ class Answer:
     selection: str = ""
     judge: dict | None = None
     cost: dict | None = None
+    understood: dict = field(default_factory=dict)  # context words, corrections, rewrites, how much was read
+    readback: dict = field(default_factory=dict)    # what MapAsk understood, written from the frame
+    reasons: list[str] = field(default_factory=list)  # why this confidence, weightiest first
+    choice: int | None = None                       # the reading a user chose after an ask-back
 
     def public(self) -> dict:
         """The CLI's JSON contract (rows without geometry, which maps take from `sql`)."""
         keep = [i for i, c in enumerate(self.columns) if c != self.geometry_column]
-        return {"status": self.status, "answer": self.answer, "columns": [self.columns[i] for i in keep],
+        return {"status": self.status, "readback": self.readback.get("text", ""), "answer": self.answer,
+                "confidence": self.confidence, "reasons": self.reasons, "clarify": self.clarify,
+                "columns": [self.columns[i] for i in keep],
                 "rows": [[r[i] for i in keep] for r in self.rows], "sql": self.sql, "frame": self.frame,
                 "repairs": self.repairs, "timings_ms": self.timings_ms}
 
@@ -95,8 +102,12 @@ class Pipeline:
     def __init__(self, pack: Pack | str | Path, dsn: str, executor: Executor | None = None,
                  audit: Callable[[dict], None] | None = None, model: Backend | None = None,
                  model_min_confidence: float = 0.5, judge: bool = True, judge_model: Backend | None = None,
-                 max_cost: float | None = None):
+                 max_cost: float | None = None, ask_below: float | None | str = "pack"):
         self.pack = pack if isinstance(pack, Pack) else load_pack(pack)
+        # below this confidence MapAsk asks back with its reading instead of answering ("pack": the threshold the
+        # pack's verifier conventions hold, chosen on the development splits; None: never)
+        self.ask_below = self.pack.convention("verifier", "threshold", default=None) if ask_below == "pack" \
+            else ask_below
         self.model = model
         self.model_min_confidence = model_min_confidence
         # the judge reads result data, so it only runs when a model is configured (or one is given for it)
@@ -141,10 +152,11 @@ class Pipeline:
                 self.compiler.sizes[table] = int(self.executor.run(rep.sql).rows[0][0])
 
     def ask(self, question: str, previous: Frame | None = None, frame: Frame | None = None,
-            progress: Callable[[str], None] | None = None) -> Answer:
+            progress: Callable[[str], None] | None = None, choose: int | None = None) -> Answer:
         """Answer one question; `progress(stage)` is called before each stage (the dock's progress bar,
-        and its cancel check: raising ExecutionError('cancelled', ...) there stops the question)."""
-        a = Answer(question=question)
+        and its cancel check: raising ExecutionError('cancelled', ...) there stops the question). `choose` is the
+        reading (1-based) a user picked after an ask-back: it is answered whatever its confidence."""
+        a = Answer(question=question, choice=choose)
         try:
             self._ask(a, question, previous, frame, progress or (lambda stage: None))
         except ExecutionError as e:
@@ -180,6 +192,7 @@ class Pipeline:
             t0 = clock()
             ann = self.annotator().annotate(q)
             t["link"] = (clock() - t0) * 1000
+            a.understood = self._understood_summary(ann)
             if any(s.kind == "cue" and s.value == "write" for s in ann.spans):
                 a.status = "refused"
                 a.answer = ("MapAsk only reads the database: it cannot delete, change or add records. "
@@ -308,8 +321,10 @@ class Pipeline:
         missing = self._missing_geometry(f.target) if spatial else None
         if missing and missing[0]:
             rep.notes.append(f"{missing[0]:,} of all {missing[1]:,} {self.pack.entity(f.target).plural} in the data have no location and cannot be placed")
-        v = verify(self.pack, a.unknown, rep.repairs, rep.notes, rep.clarify, a.rows, a.truncated, value_col, missing)
-        a.confidence, a.features = v.confidence, [x.__dict__ for x in v.features]
+        v = verify(self.pack, Evidence(f, rep.repairs, rep.notes, rep.clarify, a.rows, a.truncated, value_col, missing,
+                                       a.understood))
+        a.confidence, a.features, a.reasons = v.confidence, [x.__dict__ for x in v.features], v.reasons()[:6]
+        a.readback = readback(self.pack, f, {**a.understood, "repairs": a.repairs})
         t["verify"] = (clock() - t0) * 1000
         step("explain")
         t0 = clock()
@@ -319,6 +334,17 @@ class Pipeline:
         t["explain"] = (clock() - t0) * 1000
         a.result_hash = result_hash(a.columns, a.rows)
         a.status = "answered"
+        if self.ask_below is not None and a.choice is None and (a.confidence or 0) < self.ask_below:
+            self._ask_back_unsure(a, f)
+
+    def _ask_back_unsure(self, a: Answer, f: Frame) -> None:
+        """Below the threshold: the reading is offered as a choice instead of a number (the result stays in the
+        audit entry by its hash; choosing the reading answers it)."""
+        a.status = "clarify"
+        a.clarify = [{"text": "reading", "choices": [a.readback.get("text", "")], "frames": [f.to_dict()]}]
+        a.answer = (f"MapAsk is not sure it read this question right (confidence {a.confidence:.2f}). "
+                    f"{a.readback.get('text', '')} Is this what you meant? Choose it to get the answer, or rephrase.")
+        a.columns, a.rows = [], []
 
     def _judge(self, a: Answer, step: Callable[[str], None]) -> None:
         """The optional model judge after an answer: it may only add a doubt that lowers the confidence; the
@@ -459,6 +485,16 @@ class Pipeline:
                 return f"MapAsk cannot answer this: {why}."
         return None
 
+    def _understood_summary(self, ann) -> dict:
+        """How the question was read, for the read-back, the verifier and the audit."""
+        stop = set(self.lang["stopwords"])
+        asked = [i for c in ann.clauses if c.kind == "question" for i in range(c.start, c.end)]
+        content = [i for i in asked if ann.tokens[i] not in stop and not ann.tokens[i].isdigit()]
+        read = {i for s in ann.spans for i in range(s.start, s.end)}
+        return {"context": list(dict.fromkeys(ann.context)), "corrections": ann.corrections,
+                "rewrites": ann.rewrites, "clauses": len(ann.clauses),
+                "read_share": round(sum(i in read for i in content) / len(content), 3) if content else 1.0}
+
     @staticmethod
     def _left_over(frame: Frame) -> str | None:
         """A content word no reading used stops the answer: asked back naming it, never dropped."""
@@ -479,7 +515,8 @@ class Pipeline:
                 "plan": a.plan, "sql": a.sql, "guard": a.guard, "timings_ms": a.timings_ms,
                 "row_count": len(a.rows), "truncated": a.truncated, "result_hash": a.result_hash,
                 "confidence": a.confidence, "features": a.features, "error": a.error, "notes": a.notes,
-                "judge": a.judge, "cost": a.cost}
+                "judge": a.judge, "cost": a.cost, "readback": a.readback, "reasons": a.reasons,
+                "understood": a.understood, "choice": a.choice}
 
     def replay(self, entry: dict, progress: Callable[[str], None] | None = None) -> Answer:
         """Re-run a recorded final frame without any interpreter; compare result hashes."""

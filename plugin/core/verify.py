@@ -1,9 +1,11 @@
-"""Interpretable verification: features with evidence -> a confidence the user can read and trace."""
+"""Interpretable verification: features with evidence -> a fitted, calibrated confidence the user can trace."""
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
+from .frame import Frame
 from .pack import Pack
 
 
@@ -21,41 +23,103 @@ class Verdict:
     features: list[Feature] = field(default_factory=list)
 
     def reasons(self) -> list[str]:
-        return [f.evidence for f in sorted(self.features, key=lambda f: f.value * f.weight) if f.value and f.weight < 0]
+        """What lowers (first) and raises the confidence, in plain words, most weighty first."""
+        active = [f for f in self.features if f.value and f.weight]
+        active.sort(key=lambda f: f.value * f.weight)
+        return [f.evidence for f in active]
 
     def to_dict(self) -> dict:
         return {"confidence": self.confidence, "features": [f.__dict__ for f in self.features]}
 
 
-def verify(pack: Pack, unknown: list[str], repairs: list, notes: list[str], clarify: list, rows: list,
-           truncated: bool, value_index: int | None, missing_geometry: tuple[int, int] | None = None) -> Verdict:
-    """`missing_geometry` = (records without geometry, records) of the target when the question is spatial."""
-    w = pack.convention("verifier", "weights", default={})
-    feats = [
-        Feature("unknown_words", min(len(unknown), 3), w.get("unknown_words", 0),
-                f"words not understood: {', '.join(unknown)}" if unknown else "every word was understood"),
-        Feature("repairs", min(len(repairs), 4), w.get("repairs", 0),
-                f"{len(repairs)} repair(s): " + "; ".join(r.reason for r in repairs[:3]) if repairs else "no repairs"),
-        Feature("ambiguous_anchor", len(clarify), w.get("ambiguous_anchor", 0),
-                "a place name matched several features" if clarify else "place names matched uniquely"),
-        Feature("empty_result", 1.0 if not rows or (value_index is not None and all(
-            (r[value_index] or 0) == 0 for r in rows)) else 0.0, w.get("empty_result", 0),
-                "the result is empty or all zero" if not rows else "the result has values"),
-        Feature("truncated", 1.0 if truncated else 0.0, w.get("truncated", 0),
-                "the result was cut at the row cap" if truncated else "complete result"),
-        Feature("outside_coverage", 1.0 if any("outside that range" in n for n in notes) else 0.0,
-                w.get("outside_coverage", 0), next((n for n in notes if "outside that range" in n), "within the data's years")),
-        Feature("default_distance", 1.0 if any(r.code in ("distance_default", "near_added") for r in repairs) else 0.0,
-                w.get("default_distance", 0), "a default distance was used" if any(
-                    r.code in ("distance_default", "near_added") for r in repairs) else "distance as asked"),
-        Feature("entity_guessed", 1.0 if any(r.code == "entity" for r in repairs) else 0.0, w.get("entity_guessed", 0),
-                next((r.reason for r in repairs if r.code == "entity"), "the data source was named")),
+@dataclass
+class Evidence:
+    """Everything the verifier reads about one answer: how the question was read, repaired, planned and what
+    came back."""
+    frame: Frame
+    repairs: list = field(default_factory=list)          # Repair objects
+    notes: list[str] = field(default_factory=list)
+    clarify: list = field(default_factory=list)
+    rows: list = field(default_factory=list)
+    truncated: bool = False
+    value_index: int | None = None
+    missing_geometry: tuple[int, int] | None = None
+    understood: dict[str, Any] = field(default_factory=dict)  # context, corrections, rewrites, read_share, ...
+
+
+def features(pack: Pack, ev: Evidence) -> list[tuple[str, float, str]]:
+    """(name, value, evidence) of every feature: coverage of the question, the result's shape, the plan."""
+    return _coverage(ev) + _result(ev) + _plan(ev)
+
+
+def _coverage(ev: Evidence) -> list[tuple[str, float, str]]:
+    u, reps = ev.understood, ev.repairs
+    codes = [r.code for r in reps]
+    ctx, corr = u.get("context", []), u.get("corrections", [])
+    return [
+        ("unread_share", round(1.0 - float(u.get("read_share", 1.0)), 3),
+         f"{1.0 - float(u.get('read_share', 1.0)):.0%} of the question's words were not read as part of it"),
+        ("context_words", min(len(ctx), 5) / 5, f"taken as context: {', '.join(ctx)}" if ctx else "no context words"),
+        ("corrections", min(len(corr), 3), "spelling corrected: " + ", ".join(f"{c['from']}→{c['to']}" for c in corr)
+         if corr else "no spelling corrected"),
+        ("clauses", min(int(u.get("clauses", 1)) - 1, 3), "the message has several sentences or clauses"),
+        ("repairs", min(len(reps), 4), f"{len(reps)} repair(s): " + "; ".join(r.reason for r in reps[:3])),
+        ("entity_guessed", float("entity" in codes), next((r.reason for r in reps if r.code == "entity"),
+                                                          "the data source was named")),
+        ("anchor_fuzzy", float("anchor_fuzzy" in codes), "a place name was matched approximately"),
+        ("ambiguous_anchor", float(bool(ev.clarify)), "a place name matched several features"),
+        ("default_distance", float(bool({"distance_default", "near_added"} & set(codes))),
+         "no distance was given: the pack's default was used"),
+        ("filter_dropped", float("filter_dropped" in codes or "time_dropped" in codes),
+         "a condition could not be applied and was left out"),
     ]
-    if missing_geometry:
-        n, total = missing_geometry
-        feats.append(Feature("missing_geometry_share", round(n / total, 4) if total else 0.0,
-                             w.get("missing_geometry_share", 0),
-                             f"{n:,} of {total:,} records have no location and cannot be in a spatial answer"
-                             if n else "every record has a location"))
-    z = pack.convention("verifier", "bias", default=2.0) + sum(f.value * f.weight for f in feats)
-    return Verdict(round(1 / (1 + math.exp(-z)), 3), feats)
+
+
+def _result(ev: Evidence) -> list[tuple[str, float, str]]:
+    rows, vi, f = ev.rows, ev.value_index, ev.frame
+    values = [r[vi] for r in rows if vi is not None and vi < len(r)]
+    zero = bool(rows) and vi is not None and all((v or 0) == 0 for v in values)
+    share_bad = f.intent == "share" and any(isinstance(v, (int, float)) and not 0 <= v <= 100 for v in values)
+    topn = f.rank.limit if f.rank and f.rank.limit else None
+    top_bad = topn is not None and len(rows) < topn
+    n, total = ev.missing_geometry or (0, 0)
+    return [
+        ("empty_result", float(not rows), "the result is empty"),
+        ("all_zero", float(zero), "every value in the result is zero"),
+        ("truncated", float(ev.truncated), "the result was cut at the row cap"),
+        ("share_out_of_range", float(share_bad), "a share fell outside 0-100 %"),
+        ("fewer_than_asked", float(top_bad), f"the top {topn} asked for returned {len(rows)} rows"),
+        ("many_rows", min(len(rows), 1000) / 1000, f"{len(rows):,} rows"),
+        ("missing_geometry_share", round(n / total, 4) if total else 0.0,
+         f"{n:,} of {total:,} records have no location and cannot be in a spatial answer"),
+    ]
+
+
+def _plan(ev: Evidence) -> list[tuple[str, float, str]]:
+    f = ev.frame
+    negated = any(p.negate for p in f.filters)
+    return [
+        ("compare", float(bool(f.compare)), "a comparison of several sides"),
+        ("share", float(f.intent == "share"), "a share"),
+        ("trend", float(f.intent == "trend"), "a trend"),
+        ("rank", float(f.rank is not None), "a ranking"),
+        ("groups", min(len(f.group_by), 2), "grouped results"),
+        ("near", float(f.near is not None), "a distance relation"),
+        ("named_feature", float(bool(f.near and f.near.anchor)), "a relation to one named feature"),
+        ("weighted_or_rate", float(f.measure.kind in ("epdo", "rate")), "a weighted score or a rate"),
+        ("sum_or_avg", float(f.measure.kind in ("sum", "avg")), "a total or average of a number field"),
+        ("having", float(bool(f.having)), "a condition on how many records each group has"),
+        ("negation", float(negated), "some records are excluded"),
+        ("conditions", min(len(f.filters), 4), f"{len(f.filters)} condition(s)"),
+        ("places", min(len(f.scope), 2), f"{len(f.scope)} place(s)"),
+    ]
+
+
+def verify(pack: Pack, ev: Evidence) -> Verdict:
+    """Confidence = logistic(bias + sum(weight x feature)), with the weights the pack's conventions hold (fitted by
+    bench/fit_verifier.py on the development splits' right/wrong labels)."""
+    conf = pack.convention("verifier", default={}) or {}
+    w = conf.get("weights", {})
+    feats = [Feature(name, float(value), float(w.get(name, 0.0)), why) for name, value, why in features(pack, ev)]
+    z = float(conf.get("bias", 0.0)) + sum(f.value * f.weight for f in feats)
+    return Verdict(round(1 / (1 + math.exp(-max(-30.0, min(30.0, z)))), 3), feats)
