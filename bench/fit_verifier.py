@@ -16,7 +16,7 @@ from pathlib import Path
 
 import psycopg2
 
-from bench.grade import grade
+from bench.grade import grade, grade_sides
 from bench.run import DSN, ROOT, UNREAD, load_questions, roc_auc
 from plugin.core.pipeline import Pipeline
 from plugin.core.verify import Evidence, features  # noqa: F401  (the feature names come from verify)
@@ -40,8 +40,9 @@ def collect(questions: list[dict]) -> list[dict]:
                 cur.execute(q["sql"])
                 rcols, rrows = [d.name for d in cur.description], cur.fetchall()
             keep = [i for i, c in enumerate(a.columns) if c != a.geometry_column]
-            ok = grade([a.columns[i] for i in keep], [[r[i] for i in keep] for r in a.rows], rcols,
-                       [list(r) for r in rrows], bool(q.get("order_matters")))[0]
+            pc, pr = [a.columns[i] for i in keep], [[r[i] for i in keep] for r in a.rows]
+            ok = grade(pc, pr, rcols, [list(r) for r in rrows], bool(q.get("order_matters")))[0] or (
+                q["category"] == "C9" and grade_sides(pc, pr, rcols, [list(r) for r in rrows])[0])
         out.append({"id": q["id"], "split": q["split"], "status": a.status, "ok": ok, "expect": q.get("expect"),
                     "x": {f["name"]: f["value"] for f in a.features}, "confidence": a.confidence})
     ref.close()

@@ -172,3 +172,20 @@ def grade(pred_columns: Sequence[str], pred_rows: Sequence[Sequence[Any]],
     if order_matters:
         return False, "every column matches alone, but no assignment gives the same rows in the same order"
     return False, "every column matches alone, but no assignment gives the same multiset of rows"
+
+
+def grade_sides(pred_columns: Sequence[str], pred_rows: Sequence[Sequence[Any]],
+                ref_columns: Sequence[str], ref_rows: Sequence[Sequence[Any]]) -> tuple[bool, str]:
+    """A comparison: the numbers per side, in the order the sides were named. Side labels are free text ('2010'
+    or 'in 2010'), so text columns of the reference are not matched; a reference written as one row with a
+    column per side is read as one value per side."""
+    num = [j for j in range(len(ref_columns)) if all(isinstance(r[j], (int, float, Decimal)) or r[j] is None
+                                                     for r in ref_rows)]
+    if not num:
+        return grade(pred_columns, pred_rows, ref_columns, ref_rows, True)
+    if len(ref_rows) == 1 and len(num) == len(pred_rows) and len(num) > 1:
+        cols, rows = ["value"], [[ref_rows[0][j]] for j in num]  # wide: one column per side
+    else:
+        cols, rows = [ref_columns[j] for j in num], [[r[j] for j in num] for r in ref_rows]
+    ok, why = grade(pred_columns, pred_rows, cols, rows, True)
+    return ok, why if ok else f"sides: {why}"

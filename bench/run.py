@@ -14,7 +14,7 @@ import psycopg2
 import yaml
 
 from bench import perturb
-from bench.grade import grade
+from bench.grade import grade, grade_sides
 from bench.review import for_schema
 from plugin.core.pack import load_pack
 from plugin.core.pipeline import STAGES, Pipeline
@@ -75,8 +75,10 @@ def run_instance(questions: list[dict], schema: str, ref) -> tuple[dict[str, dic
                 rrows = cur.fetchall()
             if a.status == "answered":
                 keep = [i for i, c in enumerate(a.columns) if c != a.geometry_column]
-                ok, why = grade([a.columns[i] for i in keep], [[r[i] for i in keep] for r in a.rows], rcols,
-                                [list(r) for r in rrows], bool(q.get("order_matters")))
+                pc, pr = [a.columns[i] for i in keep], [[r[i] for i in keep] for r in a.rows]
+                ok, why = grade(pc, pr, rcols, [list(r) for r in rrows], bool(q.get("order_matters")))
+                if not ok and q["category"] == "C9":  # comparisons: the numbers per side, labels are free text
+                    ok, why = grade_sides(pc, pr, rcols, [list(r) for r in rrows])
         threshold = pack.convention("verifier", "threshold", default=None)
         unsure = a.status == "answered" and threshold is not None and (a.confidence or 0) < threshold
         raw_ok = ok
