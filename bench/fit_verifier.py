@@ -16,7 +16,7 @@ from pathlib import Path
 
 import psycopg2
 
-from bench.grade import grade, grade_sides
+from bench.grade import grade, grade_sides, round_like_reference
 from bench.run import DSN, ROOT, UNREAD, load_questions, roc_auc
 from plugin.core.pipeline import Pipeline
 from plugin.core.verify import Evidence, features  # noqa: F401  (the feature names come from verify)
@@ -40,7 +40,8 @@ def collect(questions: list[dict]) -> list[dict]:
                 cur.execute(q["sql"])
                 rcols, rrows = [d.name for d in cur.description], cur.fetchall()
             keep = [i for i, c in enumerate(a.columns) if c != a.geometry_column]
-            pc, pr = [a.columns[i] for i in keep], [[r[i] for i in keep] for r in a.rows]
+            pc = [a.columns[i] for i in keep]
+            pr = round_like_reference([[r[i] for i in keep] for r in a.rows], rrows)
             ok = grade(pc, pr, rcols, [list(r) for r in rrows], bool(q.get("order_matters")))[0] or (
                 q["category"] == "C9" and grade_sides(pc, pr, rcols, [list(r) for r in rrows])[0])
         out.append({"id": q["id"], "split": q["split"], "status": a.status, "ok": ok, "expect": q.get("expect"),

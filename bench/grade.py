@@ -189,3 +189,12 @@ def grade_sides(pred_columns: Sequence[str], pred_rows: Sequence[Sequence[Any]],
         cols, rows = [ref_columns[j] for j in num], [[r[j] for j in num] for r in ref_rows]
     ok, why = grade(pred_columns, pred_rows, cols, rows, True)
     return ok, why if ok else f"sides: {why}"
+
+
+def round_like_reference(pred_rows: Sequence[Sequence[Any]], ref_rows: Sequence[Sequence[Any]]) -> list[list]:
+    """Prediction numbers rounded to 2 decimals when every fractional number of the reference has at most 2
+    (the references round shares and rates to 2 decimals by convention; 1.5635 % is the reference's 1.56 %)."""
+    fracs = [float(v) for r in ref_rows for v in r if isinstance(v, (float, Decimal)) and float(v) != int(float(v))]
+    if not fracs or any(abs(round(x, 2) - x) > 1e-9 for x in fracs):
+        return [list(r) for r in pred_rows]
+    return [[round(float(v), 2) if isinstance(v, (float, Decimal)) else v for v in r] for r in pred_rows]

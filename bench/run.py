@@ -14,7 +14,7 @@ import psycopg2
 import yaml
 
 from bench import perturb
-from bench.grade import grade, grade_sides
+from bench.grade import grade, grade_sides, round_like_reference
 from bench.review import for_schema
 from plugin.core.pack import load_pack
 from plugin.core.pipeline import STAGES, Pipeline
@@ -75,7 +75,8 @@ def run_instance(questions: list[dict], schema: str, ref) -> tuple[dict[str, dic
                 rrows = cur.fetchall()
             if a.status == "answered":
                 keep = [i for i, c in enumerate(a.columns) if c != a.geometry_column]
-                pc, pr = [a.columns[i] for i in keep], [[r[i] for i in keep] for r in a.rows]
+                pc = [a.columns[i] for i in keep]
+                pr = round_like_reference([[r[i] for i in keep] for r in a.rows], rrows)
                 ok, why = grade(pc, pr, rcols, [list(r) for r in rrows], bool(q.get("order_matters")))
                 if not ok and q["category"] == "C9":  # comparisons: the numbers per side, labels are free text
                     ok, why = grade_sides(pc, pr, rcols, [list(r) for r in rrows])

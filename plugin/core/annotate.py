@@ -103,7 +103,12 @@ class Annotator:
         self.quantities = rewrite_rules(pack.raw.get("language", "en"), self.lang)
         names = set(anchors.by_word) if anchors else set()
         meaning = {k[0]: frozenset(map(repr, v)) for k, v in self.lex.phrases.items() if len(k) == 1}
-        self.speller = Speller(vocab={w for w in self.known_words | self.stop if w.isalpha()},
+        # spelling and word forms are corrected only into the pack's own vocabulary (entities, fields, values,
+        # concepts): a correction into a grammar word ('rating' -> 'rate', 'numbers' -> 'number') changes the
+        # question's shape, not its subject
+        domain = {t for key, items in self.lex.phrases.items() for t in key
+                  if any(k in ("entity", "field", "label", "concept") for k, _ in items)}
+        self.speller = Speller(vocab={w for w in domain - self.stop if w.isalpha()},
                                protected=(names - self.known_words) | _named_elsewhere(pack), meaning=meaning)
 
     def annotate(self, question: str) -> Annotation:
