@@ -227,6 +227,11 @@ class Pipeline:
             if outside:
                 a.status, a.answer, a.frame = "refused", outside, frame.to_dict()
                 return
+            judged = None if recipe or approved or given is not None else self._judgement(ann, frame)
+            if judged:
+                a.status, a.clarify, a.frame = "clarify", [judged], frame.to_dict()
+                a.answer = (f"'{judged['text']}' names no measure: choose one, or say it in the question.")
+                return
             refusal = None if recipe or approved else self._understood(ann, frame) or self._left_over(frame)
             model_frame = None
             if self.model is not None and not recipe and not approved:
@@ -484,6 +489,29 @@ class Pipeline:
             if why:
                 return f"MapAsk cannot answer this: {why}."
         return None
+
+    def _judgement(self, ann, frame: Frame) -> dict | None:
+        """'the most dangerous neighbourhood': a judgement with neither the records nor a measure named is asked
+        back with the measures the pack has (a choice to put in its place)."""
+        j = self.lang.get("judgement") or {}
+        text = " ".join(ann.tokens)
+        said = next((w for w in sorted(j.get("words", []), key=len, reverse=True) if f" {w} " in f" {text} "), None)
+        measures = {"count", "epdo", "rate", "sum", "avg", "share"}
+        named = any(s.kind == "cue" and s.value in measures for s in ann.spans) or any(
+            s.kind == "entity" and self.pack.entities[s.value].time for s in ann.spans if isinstance(s.value, str)
+            and s.value in self.pack.entities)
+        if not said or named:
+            return None
+        ent = self.pack.entity(frame.target) if frame.target in self.pack.entities else \
+            self.pack.entity(self.pack.default_entity)
+        epdo = self.pack.convention("epdo", "name", default=None)
+        readings = j.get("readings", {})
+        choices = [readings["count"].format(records=ent.plural)] if "count" in readings else []
+        if epdo and "epdo" in readings:
+            choices.append(readings["epdo"].format(epdo=epdo))
+        if self.pack.convention("population") and "rate" in readings:
+            choices.append(readings["rate"].format(records=ent.plural))
+        return {"text": said, "choices": choices}
 
     def _understood_summary(self, ann) -> dict:
         """How the question was read, for the read-back, the verifier and the audit."""

@@ -77,7 +77,7 @@ class TimeParser:
             ("hour_24", re.compile(r"\b(?:at |around )?(\d{1,2}):(\d\d)\b")),
             ("latest", re.compile(rf"\b(?:in |during |for )?(?:the )?({cue('latest')})\b")),
             ("last_n", re.compile(rf"\b(?:in |during |over |for )?(?:the )?(?:{cue('last_n')}) {nums} years?\b")),
-            ("year_range", re.compile(rf"\b(?:between|from|for) {YEAR} (?:and|to|through|thru|until) {YEAR}\b|\b{YEAR} (?:to|through|thru) {YEAR}\b")),
+            ("year_range", re.compile(rf"\b(?:between|from) {YEAR} (?:and|to|through|thru|until) {YEAR}\b|\bfor {YEAR} (?:to|through|thru|until) {YEAR}\b|\b{YEAR} (?:to|through|thru) {YEAR}\b")),
             ("year_onward", re.compile(rf"\b{YEAR} (onwards?|forward|and after|and later|or later|and beyond|and up|and since|"
                                        rf"and before|and earlier|or earlier|and prior)\b")),
             ("year_since", re.compile(rf"\b(since|after|from|starting in|starting|beginning in|as of|before|prior to|until|till|up to|through|earlier than) {YEAR}\b")),
