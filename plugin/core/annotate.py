@@ -59,7 +59,7 @@ class Lexicon:
             for w in words:
                 lex.add(w, "timepart", part)
                 # "by hour of day" must not be read as "by hour" + "of day"
-                for cue in ("by", "per", "each", "every", "for each"):
+                for cue in lang.get("group_prefixes", []):
                     if not w.startswith(cue + " "):
                         lex.add(f"{cue} {w}", "timepart", part)
         return lex

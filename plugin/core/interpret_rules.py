@@ -9,8 +9,8 @@ from .pack import Pack, language_for
 from .phrase_rules import rule_files
 from .phrasing import (compared_field, either, is_event, is_place_pred, measurable, no_records, number_before,
                        numeric, plural)
-from .sides import LINK_WORDS, comparison_sides
-from .spans import FILLER, Ctx, has, kinds, readings, time_from_span
+from .sides import comparison_sides
+from .spans import Ctx, has, kinds, readings, time_from_span, words
 from .timeparse import Span
 
 
@@ -29,7 +29,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     ann = replace(ann, spans=spans)
     cx = Ctx(ann, pack)
     anchors_all = [s for s in spans if s.kind == "anchor"]
-    entity_spans = [s for s in spans if (has(s, "entity") or has(s, "field")) and not _heads_anchor(ann, s, anchors_all)]
+    entity_spans = [s for s in spans if (has(s, "entity") or has(s, "field")) and not _heads_anchor(ann, s, anchors_all, pack)]
     group_cues = cx.cue("group")
     which_cues = cx.cue("which")
     rank_desc, rank_asc = cx.cue("rank_desc"), cx.cue("rank_asc")
@@ -190,7 +190,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     # --- comparison sides
     ors = [c for c in cx.cue("compare") if c.text == "or"]
     strong = [c for c in cx.cue("compare") if c.text != "or"]
-    more_or = ors and (which_cues or {"more", "fewer", "less"} & set(ann.tokens))
+    more_or = ors and (which_cues or words(pack, "compare_or") & set(ann.tokens))
     # 'how have ... changed year to year': a trend, not a comparison of two sides
     compare = bool(strong or (cx.cue("change") and not cx.cue("trend")) or more_or)
     sides: list[Side] = []
@@ -345,7 +345,7 @@ def _place_values(ann: Annotation, pack: Pack) -> list[tuple[Span, Span, Span]]:
     for a in (s for s in ann.spans if s.kind == "anchor" and id(s) not in done):
         for v in values:
             gap = range(a.end, v.start) if a.end <= v.start else range(v.end, a.start)
-            if len(gap) > 3 or not all(ann.tokens[i] in LINK_WORDS for i in gap) or not len(gap):
+            if len(gap) > 3 or not all(ann.tokens[i] in words(pack, 'link_words') for i in gap) or not len(gap):
                 continue
             hit = next(((e, fl) for e, fl, _ in readings(v, "label") if pack.entities[e].fields[fl].place and any(
                 norm_label(c) == norm_label(a.value["name"]) for c in pack.entities[e].fields[fl].codes)), None)
@@ -356,14 +356,14 @@ def _place_values(ann: Annotation, pack: Pack) -> list[tuple[Span, Span, Span]]:
     return out
 
 
-def _heads_anchor(ann: Annotation, s: Span, anchors: list[Span]) -> bool:
+def _heads_anchor(ann: Annotation, s: Span, anchors: list[Span], pack: Pack) -> bool:
     """'the city of X', 'town of X': an entity word naming the kind of the anchor right after it."""
     ents = readings(s, "entity")
     for a in anchors:
         if a.value["entity"] not in ents:
             continue
         gap = ann.tokens[s.end:a.start]
-        if a.start >= s.end and len(gap) <= 2 and all(t in ("of", "called", "named") for t in gap):
+        if a.start >= s.end and len(gap) <= 2 and all(t in words(pack, "naming_words") for t in gap):
             return True
         if s.start == a.end:  # "<name> neighborhood"
             return True
@@ -386,7 +386,7 @@ def _inverse(cx: Ctx, target_spans: list[Span], distances: list[Span]) -> tuple[
                 continue
             gap = range(x.end, y.start)
             relative = any(has(c, "cue", "share_split") and x.end <= c.start < y.start for c in ann.spans)
-            if not relative or not all(i in mods or ann.tokens[i] in FILLER for i in gap):
+            if not relative or not all(i in mods or ann.tokens[i] in words(pack, 'filler') for i in gap):
                 continue
             after = [s for s in ann.spans if y.end <= s.start <= y.end + 3]
             if any(s in distances or has(s, "cue", "near") for s in after):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .frame import Predicate
 from .pack import Pack, language_for
 from .numbers import band
-from .spans import FILLER, Ctx, readings
+from .spans import Ctx, readings, words as word_list
 from .timeparse import Span
 
 
@@ -51,7 +51,7 @@ def either(cx: Ctx, preds: list) -> list:
         if out and not is_place_pred(cx.pack, p) and not is_place_pred(cx.pack, out[-1][1]):
             # the either-word just before this condition ('..., incl fatal'); the one it joins may be further back
             j = span.start
-            while j > out[-1][0].end and (cx.ann.tokens[j - 1] in words or cx.ann.tokens[j - 1] in FILLER):
+            while j > out[-1][0].end and (cx.ann.tokens[j - 1] in words or cx.ann.tokens[j - 1] in word_list(cx.pack, 'filler')):
                 j -= 1
             if any(t in words for t in cx.ann.tokens[j:span.start]):
                 prev_span, prev = out.pop()

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .frame import Frame, Place, Predicate, Side, TimeSpec
-from .spans import Ctx, time_from_span
+from .spans import Ctx, time_from_span, words
 from .timeparse import Span
 
 
@@ -15,8 +15,6 @@ def _side_label(span: Span) -> str:
 
 
 
-LINK_WORDS = {"and", "or", "vs", "vs.", "versus", "compared", "to", "with", "against", "than", "the", "in", "on",
-              "during", "at", "from", "between", "for", "a", "an"}
 
 
 def comparison_sides(cx: Ctx, f: Frame, scope_spans: list, time_spans: list, target_preds: list,
@@ -37,7 +35,7 @@ def comparison_sides(cx: Ctx, f: Frame, scope_spans: list, time_spans: list, tar
         lst.sort(key=lambda x: x[0].start)
         chain: list[tuple[Span, object]] = []
         for it in lst:
-            if chain and all(tok in LINK_WORDS for tok in cx.ann.tokens[chain[-1][0].end:it[0].start]) \
+            if chain and all(tok in words(cx.pack, 'link_words') for tok in cx.ann.tokens[chain[-1][0].end:it[0].start]) \
                     and it[0].start - chain[-1][0].end <= 4:
                 chain.append(it)
             elif len(chain) < 2:
@@ -88,7 +86,7 @@ def _segment_sides(cx: Ctx, items: dict, scope_spans: list, time_spans: list, ta
     flat = [(kind, it) for kind, lst in items.items() for it in lst]
     best = None
     for p, tok in enumerate(toks):
-        if tok not in SPLIT_WORDS or p in covered:
+        if tok not in words(cx.pack, 'split_words') or p in covered:
             continue
         parts = ([(k, it) for k, it in flat if it[0].end <= p], [(k, it) for k, it in flat if it[0].start > p])
         common = {k for k, _ in parts[0]} & {k for k, _ in parts[1]}
@@ -117,11 +115,9 @@ def _segment_sides(cx: Ctx, items: dict, scope_spans: list, time_spans: list, ta
             side.label = ", ".join(_side_label(it[0]) for _, it in own)
         else:
             side.label = " ".join(toks[own[0][1][0].start:own[-1][1][0].end])
-            for prep in ("in ", "on ", "during "):
-                side.label = side.label.removeprefix(prep)
+            for prep in words(cx.pack, "side_prefixes"):
+                side.label = side.label.removeprefix(prep + " ")
         sides.append(side)
     return sides
 
 
-# where a question splits into the two things it compares
-SPLIT_WORDS = {"with", "vs", "vs.", "versus", "against", "and", "or", "to"}

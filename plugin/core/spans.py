@@ -5,11 +5,14 @@ from dataclasses import dataclass
 
 from .annotate import Annotation
 from .frame import TimeSpec
-from .pack import Pack
+from .pack import Pack, language_for
+
+
+def words(pack: Pack, key: str) -> set[str]:
+    """A word list of the pack's language file (link words, filler, ...) as a set."""
+    return set(language_for(pack).get(key, []))
 from .timeparse import Span
 
-FILLER = {"the", "a", "an", "any", "all", "of", "to", "each", "every", "public", "private", "nearby", "from",
-          "dangerous", "risky", "safe", "common", "frequent", "many"}
 
 
 def readings(span: Span, kind: str) -> list:
@@ -41,7 +44,7 @@ class Ctx:
             if s.end <= span.start:
                 gap = range(s.end, span.start)
                 plain = [i for i in gap if i not in mods]
-                if len(plain) <= window and all(self.ann.tokens[i] in FILLER or self.ann.tokens[i] in
+                if len(plain) <= window and all(self.ann.tokens[i] in words(self.pack, 'filler') or self.ann.tokens[i] in
                                                 ("within", "of", "near", "around") for i in plain):
                     out.append(s)
         return out

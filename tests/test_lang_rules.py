@@ -1,0 +1,89 @@
+"""Every phrasing rule's own examples, run through the rules and the annotator with no database."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from plugin.core.annotate import Annotator
+from plugin.core.pack import language_for, load_pack
+from plugin.core.phrase_rules import LANG_DIR, REWRITE_FILES, apply_rewrites, rewrite_rules, rule_files
+from plugin.core.text import language, normalize
+
+ROOT = Path(__file__).resolve().parent.parent
+PACK = load_pack(ROOT / "knowledge" / "massachusetts")
+
+
+@pytest.fixture(scope="module")
+def annotator() -> Annotator:
+    return Annotator(PACK, None)  # no anchor index: no database
+
+
+def _rewrite_examples():
+    for name in REWRITE_FILES:
+        for rule in rule_files("en").get(name, {}).get("rules", []):
+            for ex in rule.get("examples", []):
+                yield pytest.param(rule["name"], ex["text"], ex["out"], id=f"{name}:{ex['text']}")
+
+
+@pytest.mark.parametrize("rule,text,out", list(_rewrite_examples()))
+def test_rewrite_examples(rule, text, out):
+    rules, classes = rewrite_rules("en", language("en"))
+    got, done = apply_rewrites(normalize(text).split(), rules, classes)
+    assert " ".join(got) == out
+    assert done, f"rule '{rule}' did not fire on '{text}'"
+
+
+def _context_examples():
+    for ex in rule_files("en")["context"].get("examples", []):
+        yield pytest.param(ex["text"], ex["context"], id=ex["text"][:40])
+
+
+@pytest.mark.parametrize("text,context", list(_context_examples()))
+def test_context_examples(annotator, text, context):
+    ann = annotator.annotate(text)
+    taken = [" ".join(ann.tokens[c.start:c.end]) for c in ann.clauses if c.kind != "question"]
+    assert " ".join(taken) == context
+
+
+def _exclusion_examples():
+    for ex in rule_files("en")["exclusion"].get("examples", []):
+        yield pytest.param(ex["text"], ex["excluded"], id=ex["text"][:40])
+
+
+@pytest.mark.parametrize("text,excluded", list(_exclusion_examples()))
+def test_exclusion_examples(annotator, text, excluded):
+    ann = annotator.annotate(text)
+    got = [" ".join(ann.tokens[a:b]) for a, b, _ in ann.excluded]
+    assert got == excluded
+
+
+def _quantifier_examples():
+    for ex in rule_files("en")["quantifiers"].get("examples", []):
+        yield pytest.param(ex["text"], ex["quantifier"], id=ex["text"][:40])
+
+
+@pytest.mark.parametrize("text,quantifier", list(_quantifier_examples()))
+def test_quantifier_examples(annotator, text, quantifier):
+    from plugin.core.interpret_rules import interpret
+    f = interpret(annotator.annotate(text), PACK, text)
+    assert f.near is not None and f.near.quantifier == quantifier
+
+
+def test_every_rule_file_has_examples():
+    for path in sorted((LANG_DIR / "en").glob("*.yaml")):
+        doc = rule_files("en")[path.stem]
+        rules = doc.get("rules", [])
+        assert doc.get("examples") or (rules and all(r.get("examples") for r in rules)) or path.stem == "readback", \
+            f"{path.name} has rules without examples"
+
+
+def test_typo_corrections_are_logged_and_read(annotator):
+    ann = annotator.annotate("how many motorcyle crashes on icy roads")
+    assert {"from": "motorcyle", "to": "motorcycle", "why": "spelling"} in ann.corrections
+    assert not ann.unknown
+
+
+def test_a_correction_into_a_grammar_word_is_not_made(annotator):
+    ann = annotator.annotate("ramps by condition rating")
+    assert not any(c["to"] in language_for(PACK)["stopwords"] for c in ann.corrections)
