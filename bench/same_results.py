@@ -81,12 +81,12 @@ def compare(base: dict[str, dict], now: dict[str, dict]) -> dict:
     """Counts of questions with the same status and rows, and the ids of those that differ."""
     keys = ("status", "columns", "n", "rows_digest", "order_digest")
     differ = sorted(q for q in base if q not in now or any(base[q][k] != now[q][k] for k in keys))
-    return {"questions": len(base), "same_status": sum(q in now and base[q]["status"] == now[q]["status"] for q in base),
-            "same_rows": sum(q in now and base[q]["rows_digest"] == now[q]["rows_digest"] for q in base),
-            "same_order": sum(q in now and base[q]["order_digest"] == now[q]["order_digest"] for q in base),
-            "same_sql": sum(q in now and base[q]["sql"] == now[q]["sql"] for q in base),
-            "same_answer_text": sum(q in now and base[q]["answer"] == now[q]["answer"] for q in base),
-            "answered": sum(base[q]["status"] == "answered" for q in base), "differ": differ}
+
+    def same(k: str) -> int:
+        return sum(q in now and base[q][k] == now[q][k] for q in base)
+    return {"questions": len(base), "answered": sum(base[q]["status"] == "answered" for q in base),
+            "same_status": same("status"), "same_rows": same("rows_digest"), "same_order": same("order_digest"),
+            "same_sql": same("sql"), "same_answer_text": same("answer"), "differ": differ}
 
 
 def main(argv: list[str] | None = None) -> int:

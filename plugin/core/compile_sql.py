@@ -18,6 +18,7 @@ from .text import language
 
 @dataclass
 class Compiled:
+    """The statement (text and AST) and what its rows are."""
     sql: str
     ast: exp.Expression
     columns_hint: list[str] = field(default_factory=list)
@@ -28,7 +29,8 @@ class Compiled:
 class Compiler(Measures):
     """Renders a checked plan; every choice of steps was made by the planner (plan.py)."""
 
-    def __init__(self, pack: Pack, sizes: Optional[dict[str, int]] = None):
+    def __init__(self, pack: Pack, sizes: Optional[dict[str, int]] = None) -> None:
+        """A compiler for one pack; `sizes` is the pipeline's cache of rows per table."""
         self.pack = pack
         self.lang = language(pack.raw.get("language", "en"))
         # rows per table, measured by the pipeline; the planner reads them to choose where spatial steps start
@@ -51,19 +53,23 @@ class Compiler(Measures):
         return Compiled(q.sql("postgres", pretty=True), q, geometry=out.geometry, order_matters=out.order_matters)
 
     def ent(self, node: Node) -> Entity:
+        """The entity a step's rows belong to."""
         return self.pack.entity(node.entity)
 
     def conditions(self, ent: Entity, preds: list[Predicate], t: str) -> list[exp.Expression]:
+        """Each predicate as a condition over rows aliased `t`."""
         return [self.predicate(p, t, ent) for p in preds]
 
     # ---- records
     def load(self, n: Load) -> exp.Select:
+        """SELECT * from the entity's table, with the pack's own condition."""
         ent = self.ent(n)
         sel = exp.select(exp.Star()).from_(table_ref(self.pack, ent, "t"))
         conds = self.conditions(ent, n.where, "t")
         return sel.where(exp.and_(*conds)) if conds else sel
 
     def filter(self, n: Filter) -> exp.Select:
+        """The predicates and time over the input rows."""
         ent = self.ent(n)
         conds = self.conditions(ent, n.predicates, "t")
         tc = self.time_cond(ent, n.time, "t") if n.time else None
@@ -71,11 +77,13 @@ class Compiler(Measures):
         return sel.where(exp.and_(*conds, *([tc] if tc is not None else []))) if conds or tc is not None else sel
 
     def scope_area(self, n: ScopeArea) -> exp.Select:
+        """Rows inside the named polygons, one LATERAL probe per polygon."""
         area = self.pack.entity(n.area)
         rel = exp.func("ST_Intersects", col("geom", "a"), col("geom", "l"))
         return from_each(self.ent(n).key, table_ref(self.pack, area, "a"), rel, n.inputs[0], area_name(area, n.names))
 
     def scope(self, n: Scope) -> exp.Select:
+        """Rows meeting each group of place conditions."""
         ent = self.ent(n)
         conds = []
         for places in n.places:
@@ -85,6 +93,7 @@ class Compiler(Measures):
 
     # ---- proximity
     def support(self, n: Support) -> exp.Select:
+        """The support features: predicates, places, the pack's condition, the anchor's name."""
         sup = self.ent(n)
         conds = self.conditions(sup, n.predicates, "s") + [self.place_cond(sup, pl, "s") for pl in n.scope]
         conds += self.conditions(sup, n.where, "s")
@@ -96,24 +105,32 @@ class Compiler(Measures):
 
     @staticmethod
     def within(t: str, distance_m: float) -> exp.Expression:
+        """ST_DWithin between rows aliased `t` and the support `s`."""
         return exp.func("ST_DWithin", col("geom", t), col("geom", "s"), lit(float(distance_m)))
 
     def near_ids(self, n: NearIds) -> exp.Select:
+        """Keys of the rows within the distance, found from the support side."""
         ids = from_each(self.ent(n).key, cte_ref(n.inputs[1], "s"), self.within("l", n.distance_m), n.inputs[0])
         ids.set("expressions", [col(self.ent(n).key, "n")])
         return ids
 
     def near_some(self, n: NearSome) -> exp.Select:
+        """Rows with at least one support feature within the distance, each once."""
         if n.drive == "support":
             return from_each(self.ent(n).key, cte_ref(n.inputs[1], "s"), self.within("l", n.distance_m), n.inputs[0])
         probe = exp.select(lit(1)).from_(cte_ref(n.inputs[1], "s")).where(self.within("t", n.distance_m))
         return exp.select(exp.Star()).from_(cte_ref(n.inputs[0], "t")).where(exp.Exists(this=probe))
 
     def near_none(self, n: NearNone) -> exp.Select:
+        """Rows with no support feature within the distance (NOT EXISTS)."""
         probe = exp.select(lit(1)).from_(cte_ref(n.inputs[1], "s")).where(self.within("t", n.distance_m))
-        return exp.select(exp.Star()).from_(cte_ref(n.inputs[0], "t")).where(exp.not_(exp.Exists(this=probe)))
+        # a record without a location is not known to be far from anything: it is left out, not counted as far
+        located = exp.Is(this=col("geom", "t"), expression=exp.null()).not_()
+        return (exp.select(exp.Star()).from_(cte_ref(n.inputs[0], "t"))
+                .where(exp.and_(located, exp.not_(exp.Exists(this=probe)))))
 
     def nearest(self, n: Nearest) -> exp.Select:
+        """The k rows closest to the support, with their distance."""
         rows, sup = n.inputs
         dist = exp.func("ST_Distance", col("geom", "t"), col("geom", "s"))
         if n.anchored:  # one named feature: its few parts found once, then measured from each record
@@ -126,6 +143,7 @@ class Compiler(Measures):
                 .order_by(exp.Ordered(this=exp.column("distance_m"))).limit(int(n.k)))
 
     def near_group(self, n: NearGroup) -> exp.Select:
+        """Each support feature LEFT JOINed to its rows within the distance, with its group label."""
         sup = self.pack.entity(n.support)
         # unnamed features are kept apart by their key rather than pooled under NULL
         label = exp.func("COALESCE", exp.cast(col(sup.display, "s"), "text"),
@@ -137,6 +155,7 @@ class Compiler(Measures):
 
     # ---- comparison
     def side(self, n: Side) -> exp.Select:
+        """One comparison side: its label, order and measures over its own conditions."""
         ent = self.ent(n)
         conds = self.conditions(ent, n.predicates, "t")
         tc = self.time_cond(ent, n.time, "t") if n.time else None
@@ -155,6 +174,7 @@ class Compiler(Measures):
         return sel.where(exp.and_(*conds)) if conds else sel
 
     def compare(self, n: Compare) -> exp.Expression:
+        """The sides as one UNION ALL."""
         parts = [exp.select(exp.Star()).from_(i) for i in n.inputs]
         union = parts[0]
         for q in parts[1:]:
@@ -163,12 +183,14 @@ class Compiler(Measures):
 
     # ---- aggregation
     def by_time(self, n: ByTime) -> exp.Select:
+        """Partial measures per stored date and grouped field."""
         ent = self.ent(n)
         keys = [col(k, "t") for k in n.keys]
         return (exp.select(*keys, *self.measures(n.measure, ent, "t")).from_(cte_ref(n.inputs[0], "t"))
                 .group_by(*[k.copy() for k in keys]))
 
     def aggregate(self, n: Aggregate) -> exp.Select:
+        """The measure per group: support label, fields, calendar parts or areas (all areas listed)."""
         ent = self.ent(n)
         if n.support_label:  # features sharing a name (the segments of one street) form one group
             key = exp.column("group_key", "t")
@@ -205,6 +227,7 @@ class Compiler(Measures):
         return sel.group_by(*keys) if keys else sel
 
     def rate_by_group(self, n: RateByGroup) -> exp.Select:
+        """Each group's rate over its own population, joined by name (and the pack's other spellings)."""
         pop = self.pack.entity(n.population)
         name = pop.names[0]
         on = exp.EQ(this=col(name, "p"), expression=exp.column(n.by, "g"))
@@ -219,6 +242,7 @@ class Compiler(Measures):
                 .from_(cte_ref(n.inputs[0], "g")).join(table_ref(self.pack, pop, "p"), on=on))
 
     def rate_over_all(self, n: RateOverAll) -> exp.Select:
+        """The rate over the summed population of all areas."""
         pop = self.pack.entity(n.population)
         total = exp.select(exp.Sum(this=col(n.population_field, "p"))).from_(table_ref(self.pack, pop, "p")).subquery()
         rate = exp.Div(this=exp.Mul(this=exp.column(n.numerator, "g"), expression=lit(float(n.per))), expression=total)
@@ -226,6 +250,7 @@ class Compiler(Measures):
                 .from_(cte_ref(n.inputs[0], "g")))
 
     def rate_of_place(self, n: RateOfPlace) -> exp.Select:
+        """The rate over the population of the one named place."""
         pop = self.pack.entity(n.population)
         rate = exp.Div(this=exp.Mul(this=exp.column(n.numerator, "g"), expression=lit(float(n.per))),
                        expression=exp.func("NULLIF", col(n.population_field, "p"), lit(0)))
@@ -236,17 +261,20 @@ class Compiler(Measures):
 
     # ---- groups kept, ranked, and the final select
     def keep(self, n: Keep) -> exp.Select:
+        """Groups meeting every condition on the measure."""
         ops = {"gt": exp.GT, "gte": exp.GTE, "lt": exp.LT, "lte": exp.LTE}
         conds = [ops[op](this=exp.column(n.column, "r"), expression=lit(v)) for op, v in n.where]
         return exp.select(exp.Star()).from_(cte_ref(n.inputs[0], "r")).where(exp.and_(*conds))
 
     def rank(self, n: Rank) -> exp.Select:
+        """Each group's rank and the size of its tie."""
         by_value = exp.Ordered(this=exp.column(n.column, "r"), desc=n.desc, nulls_first=False)
         over = exp.Window(this=exp.func("RANK"), order=exp.Order(expressions=[by_value]))
         tied = exp.Window(this=exp.Count(this=exp.Star()), partition_by=[exp.column(n.column, "r")])
         return exp.select(exp.Star(), over.as_("rank"), tied.as_("tied")).from_(cte_ref(n.inputs[0], "r"))
 
     def output(self, n: Output) -> exp.Select:
+        """The final SELECT: order and limit."""
         sel = exp.select(exp.Star()).from_(cte_ref(n.inputs[0], "r"))
         keys = []
         for k in n.order:

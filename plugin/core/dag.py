@@ -151,11 +151,11 @@ class NearIds(Node):
 
 @dataclass(kw_only=True)
 class NearSome(Node):
-    """Exists: records with at least one support feature within `distance_m`, each counted once; `drive` says
-    which side the search starts from ('support': few features probe the records' index; 'records': each record
-    probes the support)."""
+    """Exists: records with at least one support feature within `distance_m`, each counted once."""
     entity: str
     distance_m: float
+    # where the search starts: 'support' (few features probe the records' spatial index) or 'records' (each
+    # record probes the support)
     drive: str = "records"
     op = "near_some"
     accepts = NEAR_INPUTS
@@ -163,7 +163,7 @@ class NearSome(Node):
 
 @dataclass(kw_only=True)
 class NearNone(Node):
-    """Anti-join: records with no support feature within `distance_m` ('farther than d from any X')."""
+    """Anti-join: located records with no support feature within `distance_m` ('farther than d from any X')."""
     entity: str
     distance_m: float
     op = "near_none"
@@ -321,7 +321,8 @@ class Plan:
                 if i not in seen:
                     raise CompileError(f"node {n.id} uses {i} before it is defined (cycle or dangling edge)")
                 if seen[i].produces not in n.accepts:
-                    raise CompileError(f"node {n.id} ({n.op}) takes {sorted(n.accepts)} but {i} gives {seen[i].produces}")
+                    raise CompileError(f"node {n.id} ({n.op}) takes {sorted(n.accepts)} "
+                                       f"but {i} gives {seen[i].produces}")
             if n.id in seen:
                 raise CompileError(f"node {n.id} is defined twice")
             seen[n.id] = n
@@ -334,4 +335,5 @@ class Plan:
         return next((n for n in self.nodes if isinstance(n, kind)), None)
 
     def to_dict(self) -> list[dict]:
+        """Plain data for the dock and the audit entry: id, op, inputs, params per step."""
         return [{"id": n.id, "op": n.op, "inputs": n.inputs, "params": n.params()} for n in self.nodes]

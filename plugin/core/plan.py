@@ -25,14 +25,17 @@ class _Steps:
 
     @property
     def ent(self) -> Entity:
+        """The target entity."""
         return self.pack.entity(self.f.target)
 
     def add(self, node: Node, advance: bool = True) -> None:
+        """Append a step; the next step reads it unless `advance` is False."""
         self.nodes.append(node)
         if advance:
             self.last = node.id
 
     def has(self, node_id: str) -> bool:
+        """Whether a step with this id exists."""
         return any(n.id == node_id for n in self.nodes)
 
     def with_ids(self) -> list[str]:
@@ -64,11 +67,13 @@ def drives(sizes: dict[str, int], small: Entity, big: Entity) -> bool:
 
 
 def _entity_where(ent: Entity) -> list[Predicate]:
+    """The pack's own condition on an entity's rows, as predicates."""
     return [Predicate(field=ent.where["field"], op="eq", values=[ent.where["eq"]])] if ent.where else []
 
 
 # ---- records: load, filter, scope
 def _rows(s: _Steps) -> None:
+    """Load, then filter and scope when the frame asks for them."""
     f, ent = s.f, s.ent
     s.add(Load(id="load", entity=ent.name, where=_entity_where(ent)))
     if f.filters or not f.time.empty():
@@ -100,6 +105,7 @@ def _scope(s: _Steps) -> None:
 
 # ---- proximity: the support features, then how the records relate to them
 def _near(s: _Steps) -> None:
+    """The support features, then one relation step: near ids, none within, nearest, per feature, or some within."""
     f, ent = s.f, s.ent
     n = f.near
     sup = s.pack.entity(n.entity)
@@ -168,6 +174,7 @@ def _measure(s: _Steps, outer: bool = False) -> MeasureSpec:
 
 
 def _population(s: _Steps) -> tuple[Entity, str, int]:
+    """(population entity, its field, per how many residents) from the pack's conventions."""
     p = s.pack
     per = s.f.measure.per or p.convention("population", "per", default=1000)
     return p.entity(p.convention("population", "entity")), p.convention("population", "field"), per
@@ -201,6 +208,7 @@ def _compare(s: _Steps) -> None:
 
 # ---- lists
 def _list(s: _Steps) -> None:
+    """The records themselves, nearest first or by key."""
     nearest = bool(s.f.near and s.f.near.mode == "nearest")
     order = OrderKey("distance_m") if nearest else OrderKey(s.ent.key, quoted=True)
     s.add(Output(id="output", inputs=[s.last], order=[order], geometry=True, order_matters=nearest))
@@ -231,6 +239,7 @@ def _by_stored_time(s: _Steps) -> Optional[str]:
 
 
 def _aggregate(s: _Steps) -> None:
+    """Aggregate (per support feature, or per group after an optional per-date step), then rate, keep, order."""
     f = s.f
     support_group = next((g for g in f.group_by if g.kind == "support"), None) if f.near else None
     if support_group:
@@ -265,8 +274,9 @@ def _rate(s: _Steps) -> str:
     """A rate step after the aggregate: per group, over all areas, or for the one named place."""
     f = s.f
     pop, pop_field, per = _population(s)
-    common = dict(id="rated", inputs=[s.last], entity=s.ent.name, numerator="epdo" if f.measure.field == "epdo" else "count", per=per,
-                  population=pop.name, population_field=pop_field)
+    numerator = "epdo" if f.measure.field == "epdo" else "count"
+    common = dict(id="rated", inputs=[s.last], entity=s.ent.name, numerator=numerator, per=per, population=pop.name,
+                  population_field=pop_field)
     key = next((g for g in f.group_by if g.kind in ("field", "area")), None)
     node: Rate
     if key:

@@ -1,8 +1,8 @@
-"""SQL for what a step measures and groups by: measure columns and calendar groupings, rendered from the plan's specs."""
+"""SQL for what a step measures and groups by, rendered from the plan's measure and grouping specs."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Optional
+from typing import Callable, Optional
 
 from sqlglot import exp
 
@@ -47,13 +47,14 @@ class Measures(RowConditions):
         return [count.as_(m.column)]
 
     @staticmethod
-    def _counter(m: MeasureSpec, ent: Entity, t: str):
+    def _counter(m: MeasureSpec, ent: Entity, t: str) -> Callable[[], exp.Expression]:
         """COUNT(*), or COUNT(key) when rows come from an outer join (a NULL row is no record)."""
         if m.outer:
             return lambda: exp.Count(this=col(ent.key, t))
         return lambda: exp.Count(this=exp.Star())
 
     def _epdo_case(self, m: MeasureSpec, ent: Entity, t: str) -> exp.Expression:
+        """The per-record EPDO weight as one CASE (0 for the NULL row of an outer join)."""
         case = exp.Case()
         if m.outer:
             case = case.when(exp.Is(this=col(ent.key, t), expression=exp.null()), lit(0))
@@ -62,8 +63,9 @@ class Measures(RowConditions):
         return case.else_(lit(m.default_weight))
 
     def group_value(self, ent: Entity, g: GroupColumn, t: str) -> tuple[exp.Expression, Optional[exp.Expression]]:
-        """(value, calendar sort key or None) of one field or time grouping over rows aliased t. With a sort key,
-        the rows are grouped by the key alone and the value is a function of it: a per-row part is computed once."""
+        """(value, calendar sort key or None) of one field or time grouping over rows aliased t."""
+        # with a sort key the rows are grouped by the key alone and the value is a function of it: a per-row part
+        # is computed once
         if g.kind == "field":
             return col(g.key, t), None
         if g.kind != "time":
