@@ -1,9 +1,9 @@
 """The typed DAG: one dataclass per kind of step, each carrying what the compiler needs to render it."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import MISSING, dataclass, fields, is_dataclass
 from dataclasses import field as dc_field
-from typing import ClassVar, Optional, Union
+from typing import Any, ClassVar, Optional, Union
 
 from .errors import CompileError
 from .frame import Place, Predicate, TimeSpec
@@ -22,10 +22,24 @@ class Node:
     produces: ClassVar[Optional[str]] = "rows"
 
     def params(self) -> dict:
-        """The node's own fields as plain data (what the dock and the audit entry show)."""
-        d = asdict(self)
-        d.pop("id"), d.pop("inputs")
+        """The node's own fields as plain data, defaults left out (what the dock and the audit entry show)."""
+        d = _plain(self)
+        d.pop("id", None), d.pop("inputs", None)
         return d
+
+
+def _plain(v: Any) -> Any:
+    """Dataclasses as dicts of the fields that differ from their defaults, lists item by item."""
+    if is_dataclass(v) and not isinstance(v, type):
+        out = {}
+        for f in fields(v):
+            x = getattr(v, f.name)
+            default = f.default if f.default is not MISSING else \
+                f.default_factory() if f.default_factory is not MISSING else MISSING
+            if x != default:
+                out[f.name] = _plain(x)
+        return out
+    return [_plain(x) for x in v] if isinstance(v, (list, tuple)) else v
 
 
 ROWS = frozenset({"rows"})
