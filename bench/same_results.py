@@ -79,13 +79,14 @@ def run(dsn: str) -> dict[str, dict]:
 
 def compare(base: dict[str, dict], now: dict[str, dict]) -> dict:
     """Counts of questions with the same status and rows, and the ids of those that differ."""
-    keys = ("status", "columns", "n", "rows_digest", "order_digest")
+    keys = ("status", "columns", "n", "rows_digest", "order_digest", "result_hash")
     differ = sorted(q for q in base if q not in now or any(base[q][k] != now[q][k] for k in keys))
 
     def same(k: str) -> int:
         return sum(q in now and base[q][k] == now[q][k] for q in base)
     return {"questions": len(base), "answered": sum(base[q]["status"] == "answered" for q in base),
             "same_status": same("status"), "same_rows": same("rows_digest"), "same_order": same("order_digest"),
+            "same_result_hash": same("result_hash"),
             "same_sql": same("sql"), "same_answer_text": same("answer"), "differ": differ}
 
 
