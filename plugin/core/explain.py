@@ -35,6 +35,8 @@ def describe(pack: Pack, f: Frame, one: bool = False) -> str:
         rel = "along" if f.near.mode == "along" else "nearest to" if f.near.mode == "nearest" else "within"
         if f.near.mode == "along":
             parts.append(f"along {what} (within {f.near.distance_m:g} m)")
+        elif f.near.quantifier == "none":
+            parts.append(f"with no {what} within {f.near.distance_m:g} m")
         else:
             parts.append(f"{rel} {f.near.distance_m:g} m of {what}" if f.near.mode != "nearest" else f"{rel} {what}")
     names = [pl.name.title() if pl.name.isupper() else pl.name for pl in f.scope] + \

@@ -12,6 +12,9 @@ FRAME_VERSION = "1"
 INTENTS = ("list", "count", "rank", "share", "compare", "trend", "locate")
 MEASURES = ("count", "epdo", "rate", "share", "sum", "avg")
 TIME_PARTS = ("year", "quarter", "month", "dow", "hour", "season")
+QUANTIFIERS = ("some", "none")
+# fields added after version 1 with their defaults: a frame that leaves them at the default hashes as before
+LATER_DEFAULTS = {("near", "quantifier"): "some"}
 
 
 @dataclass
@@ -67,7 +70,7 @@ class Near:
     scope: list[Place] = dc_field(default_factory=list)
     mode: str = "within"  # within | along | nearest
     k: Optional[int] = None
-    quantifier: str = "any"  # any: near at least one feature | none: no feature within the distance
+    quantifier: str = "some"  # some: at least one feature within the distance | none: no feature within it
 
 
 @dataclass
@@ -130,7 +133,24 @@ class Frame:
         d = self.to_dict()
         for k in ("unknown", "notes", "source", "output"):
             d.pop(k, None)
+        for path, default in LATER_DEFAULTS.items():  # fields added later count only when set: old hashes stand
+            parent = d.get(path[0])
+            if isinstance(parent, dict) and parent.get(path[1]) == default:
+                parent.pop(path[1])
+        _drop_unset_negate(d)
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _drop_unset_negate(d: Any) -> None:
+    """Predicate.negate came later: an unset one leaves a predicate's identity as it was."""
+    if isinstance(d, dict):
+        if d.get("negate") is False and "any_of" in d:
+            d.pop("negate")
+        for v in d.values():
+            _drop_unset_negate(v)
+    elif isinstance(d, list):
+        for v in d:
+            _drop_unset_negate(v)
 
 
 def _build(tp: Any, value: Any) -> Any:
@@ -200,5 +220,6 @@ def frame_json_schema() -> dict:
     _schema_of(Frame, defs)
     defs["Frame"]["properties"]["intent"] = {"enum": list(INTENTS)}
     defs["Measure"]["properties"]["kind"] = {"enum": list(MEASURES)}
+    defs["Near"]["properties"]["quantifier"] = {"enum": list(QUANTIFIERS)}
     return {"$schema": "http://json-schema.org/draft-07/schema#", "title": f"MapAsk semantic frame v{FRAME_VERSION}",
             "$ref": "#/definitions/Frame", "definitions": defs}

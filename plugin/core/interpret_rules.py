@@ -482,13 +482,13 @@ def _ends_at(toks: list[str], phrases: list[str], end: int, window: int) -> bool
 
 
 def _quantifier(ann: Annotation, pack: Pack, support: Span | None, distances: list[Span]) -> str:
-    """'no signal within 200 m', 'farther than 100 m from any school': none; otherwise any."""
+    """'no signal within 200 m', 'farther than 100 m from any school': none; otherwise some."""
     rules = rule_files(pack.raw.get("language", "en")).get("quantifiers", {})
     window = int(rules.get("window", 3))
     if support is not None and is_event(pack, readings(support, "entity")):
-        return "any"  # 'schools with no crash within 100 m': a count of at most 0 per feature (no_records)
+        return "some"  # 'schools with no crash within 100 m': a count of at most 0 per feature (no_records)
     if support is not None and _ends_at(ann.tokens, rules.get("none", []), support.start, window):
         return "none"
     if distances and _ends_at(ann.tokens, rules.get("farther", []), distances[0].start, 0):
         return "none"
-    return "any"
+    return "some"

@@ -35,15 +35,18 @@ class LayerSpec:
 
 @dataclass
 class LayerPlan:
+    """The layers to make, and why any could not be made."""
     specs: list[LayerSpec] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # layers that could not be made, and why
 
 
 def _get(answer: Any, name: str, default: Any = None) -> Any:
+    """A field of an answer object or dict."""
     return answer.get(name, default) if isinstance(answer, dict) else getattr(answer, name, default)
 
 
 def _col(name: str, table: str) -> exp.Column:
+    """A quoted, qualified column."""
     return exp.column(name, table=table, quoted=True)
 
 
@@ -55,6 +58,7 @@ def value_column(columns: list[str]) -> str | None:
 
 
 def name_column(ent: Entity) -> str:
+    """The column naming an entity's features."""
     return ent.names[0] if ent.names else ent.display
 
 
@@ -124,7 +128,8 @@ def _area_spec(frame: Frame, inner: exp.Expression, columns: list[str], pack: Pa
                      buffer_m=buffer_m, title=area.plural)
 
 
-def _area_for(frame: Frame, columns: list[str], pack: Pack, target: Entity | None):
+def _area_for(frame: Frame, columns: list[str], pack: Pack,
+              target: Entity | None) -> tuple[Entity, str | None, str, bool, float | None] | None:
     """(entity to draw, result column, its column to join on, exact case?, buffer) or None when nothing fits."""
     groups = frame.group_by
     if len(groups) == 1 and not frame.compare:
@@ -176,8 +181,8 @@ def _support_spec(frame: Frame, inner: exp.Expression, pack: Pack, row_cap: int,
 
 
 def context_specs(pack: Pack, extent: tuple[float, float, float, float], row_cap: int = 5000) -> LayerPlan:
-    """Background for a map of an answer: the pack's context entities (conventions map.context, else its
-    areas) inside the extent (xmin, ymin, xmax, ymax in the pack's SRID), drawn under the answer."""
+    """Background layers for an answer's map: the pack's context entities inside the extent (pack SRID)."""
+    # context entities: conventions map.context, else the pack's areas; extent is (xmin, ymin, xmax, ymax)
     out = LayerPlan()
     names = pack.convention("map", "context", default=None) or [e.name for e in pack.entities.values()
                                                                 if e.area and e.geometry == "polygon"]

@@ -279,13 +279,13 @@ class Pipeline:
             return
         step("plan")
         t0 = clock()
-        p = make_plan(f)
-        a.plan = p.to_dict()
+        self._measure_sizes(f)
+        p = make_plan(f, self.pack, self.compiler.sizes)
+        a.plan = p.to_dict()  # the very plan compiled below: what the dock and the audit entry show
         t["plan"] = (clock() - t0) * 1000
         step("compile")
         t0 = clock()
-        self._measure_sizes(f)
-        compiled = self.compiler.compile(f, p)
+        compiled = self.compiler.compile(p)
         t["compile"] = (clock() - t0) * 1000
         step("guard")
         t0 = clock()

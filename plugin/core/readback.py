@@ -123,9 +123,10 @@ def _near(pack: Pack, f: Frame, t: dict) -> str:
         return t["along"].format(what=what)
     metres = f"{n.distance_m:,.1f}".rstrip("0").rstrip(".") if n.distance_m is not None else "?"
     said = n.distance_text.strip()
+    key = "near_none" if n.quantifier == "none" else "near"
     if said and said.replace(" ", "") not in (f"{metres}m",):
-        return t["near"].format(said=said, metres=metres, what=what)
-    return t["near_metres"].format(metres=metres, what=what)
+        return t[key].format(said=said, metres=metres, what=what)
+    return t[key + "_metres"].format(metres=metres, what=what)
 
 
 def _shape(pack: Pack, f: Frame, ent: Entity, t: dict) -> list[str]:

@@ -32,7 +32,7 @@ class RepairResult:
 
 
 class Repairer:
-    none_supported = False  # the compiler has no anti-join yet: 'no X within d' is asked back, not guessed
+    none_supported = True  # the plan has an anti-join step (near_none) for 'no X within d'
 
     def __init__(self, pack: Pack):
         self.pack = pack

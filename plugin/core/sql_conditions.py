@@ -15,8 +15,7 @@ class RowConditions:
     lang: dict
 
     def time_part(self, ent: Entity, part: str, t: str, cast: bool = True) -> exp.Expression:
-        """A date part of a record; `cast=False` in conditions, where the plain EXTRACT is what an expression
-        index on that part serves (and compares with integers just the same)."""
+        """A date part of a record; `cast=False` in conditions (an expression index serves the plain EXTRACT)."""
         tm = ent.time
         if part == "year" and tm.get("year"):
             return col(tm["year"], t)
@@ -29,6 +28,7 @@ class RowConditions:
         return exp.cast(e, "int") if cast else e
 
     def date_expr(self, ent: Entity, t: str) -> exp.Expression | None:
+        """A record's date, or None when it has only a year."""
         tm = ent.time
         if tm.get("date"):
             return col(tm["date"], t)
@@ -84,6 +84,7 @@ class RowConditions:
         raise CompileError(f"unknown operator {p.op}")
 
     def time_cond(self, ent: Entity, ts: TimeSpec, t: str) -> exp.Expression | None:
+        """A time spec as ANDed conditions (None when it constrains nothing)."""
         conds: list[exp.Expression] = []
         d = self.date_expr(ent, t)
         if ts.date_from or ts.date_to:
@@ -128,8 +129,7 @@ class RowConditions:
         return exp.Exists(this=sub)
 
     def place_join(self, pf: dict, area_name_: exp.Expression, t: str) -> exp.Expression:
-        """The records of an area by the place field holding its name (in the field's case, with the other
-        spellings the pack lists under `same`)."""
+        """The records of an area by the place field holding its name (its case, and the pack's `same` spellings)."""
         name = exp.Upper(this=area_name_) if pf.get("case") == "upper" else \
             exp.Initcap(this=area_name_) if pf.get("case") == "title" else area_name_
         on = exp.EQ(this=col(pf["field"], t), expression=name)

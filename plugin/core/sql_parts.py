@@ -1,6 +1,7 @@
-"""SQL pieces the compiler assembles: quoted names and literals, value lookups, and spatial relations built to
-start from the few features rather than from millions of records."""
+"""SQL pieces the compiler assembles: names, literals, and spatial relations that start from the few features."""
 from __future__ import annotations
+
+from typing import Any
 
 from sqlglot import exp
 
@@ -8,18 +9,22 @@ from .pack import Entity, Pack
 
 
 def col(name: str, table: str | None = None) -> exp.Column:
+    """A quoted column, optionally qualified."""
     return exp.column(name, table=table, quoted=True)
 
 
-def lit(v) -> exp.Expression:
+def lit(v: Any) -> exp.Expression:
+    """A SQL literal."""
     return exp.convert(v)
 
 
 def table_ref(pack: Pack, ent: Entity, alias: str) -> exp.Expression:
+    """The entity's table in the pack's schema, aliased."""
     return exp.table_(ent.table, db=pack.schema, quoted=True).as_(alias)
 
 
 def cte_ref(name: str, alias: str | None = None) -> exp.Expression:
+    """A CTE by name, optionally aliased."""
     t = exp.to_table(name)
     return t.as_(alias) if alias else t
 
@@ -35,10 +40,10 @@ def pick(values: list, index: exp.Expression) -> exp.Expression:
 
 def from_each(key: str, drive: exp.Expression, relation: exp.Expression, last: str,
               where: exp.Expression | None = None) -> exp.Select:
-    """Rows of `last` (alias l) related to at least one row of `drive`, each once, found from the drive side.
-    Postgres cannot turn an EXISTS semi-join on a spatial predicate around, so with a few anchors and millions
-    of records it would probe the anchors once per record; the LATERAL subquery fenced with OFFSET 0 makes
-    every anchor probe the records' spatial index instead."""
+    """Rows of `last` (alias l) related to at least one row of `drive`, each once, found from the drive side."""
+    # Postgres cannot turn an EXISTS semi-join on a spatial predicate around, so with a few anchors and millions
+    # of records it would probe the anchors once per record; the LATERAL subquery fenced with OFFSET 0 makes
+    # every anchor probe the records' spatial index instead
     inner = exp.select(exp.Star()).from_(cte_ref(last, "l")).where(relation).offset(0)
     lat = exp.Lateral(this=inner.subquery(), alias=exp.TableAlias(this=exp.to_identifier("n")))
     sel = (exp.select(exp.Column(this=exp.Star(), table=exp.to_identifier("n")))
@@ -48,8 +53,7 @@ def from_each(key: str, drive: exp.Expression, relation: exp.Expression, last: s
 
 
 def area_condition(pack: Pack, ent: Entity, v: dict, t: str) -> exp.Expression:
-    """Records in the areas (towns...) whose attribute meets a numeric condition: by the records' own place
-    field when they have one, else inside the areas' polygons."""
+    """Records in the areas whose attribute meets a number condition: by their place field, else by polygon."""
     area = pack.entity(v["entity"])
     op = {"gt": exp.GT, "gte": exp.GTE, "lt": exp.LT, "lte": exp.LTE}[v["op"]]
     cond = op(this=col(v["field"], "a"), expression=lit(v["n"]))
@@ -62,4 +66,5 @@ def area_condition(pack: Pack, ent: Entity, v: dict, t: str) -> exp.Expression:
         exp.and_(cond, exp.func("ST_Intersects", col("geom", "a"), col("geom", t)))))
 
 def area_name(area: Entity, names: list[str]) -> exp.Expression:
+    """The area's name column among the given names."""
     return col(area.names[0] if area.names else area.display, "a").isin(*[lit(n) for n in names])
