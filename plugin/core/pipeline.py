@@ -487,7 +487,7 @@ class Pipeline:
         for w in words:
             why = (raw.get("not_recorded") or {}).get(w)
             if why:
-                return f"MapAsk cannot answer this: {why}."
+                return f"MapAsk cannot answer '{w}': {why}."
         return None
 
     def _judgement(self, ann, frame: Frame) -> dict | None:
