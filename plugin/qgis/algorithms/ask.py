@@ -67,14 +67,14 @@ class AskAlgorithm(MapAskAlgorithm):
 
     def prepareAlgorithm(self, parameters: Dict[str, Any], context: QgsProcessingContext,  # noqa: N802
                          feedback: QgsProcessingFeedback) -> bool:
-        problem = question_problem(self.parameterAsString(parameters, QUESTION, context))
-        if problem:  # also when a caller skipped checkParameterValues
-            raise QgsProcessingException(problem)
         self.prepare_common(parameters, context)
+        # also when a caller skipped checkParameterValues
+        self.problem = question_problem(self.parameterAsString(parameters, QUESTION, context)) or self.problem
         return True
 
     def processAlgorithm(self, parameters: Dict[str, Any], context: QgsProcessingContext,  # noqa: N802
                          feedback: QgsProcessingFeedback) -> Dict[str, Any]:
+        self.checked()
         question = " ".join(self.parameterAsString(parameters, QUESTION, context).split())
         pipe = make_pipeline(self.pack, self.target, self.settings, feedback)
         try:

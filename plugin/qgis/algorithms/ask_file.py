@@ -121,15 +121,16 @@ class AskFileAlgorithm(MapAskAlgorithm):
 
     def prepareAlgorithm(self, parameters: Dict[str, Any], context: QgsProcessingContext,  # noqa: N802
                          feedback: QgsProcessingFeedback) -> bool:
+        self.prepare_common(parameters, context)
         try:
             self.questions = self._read(parameters, context)
         except QuestionsFileError as e:
-            raise QgsProcessingException(f"{e}.")
-        self.prepare_common(parameters, context)
+            self.problem = f"{e}."
         return True
 
     def processAlgorithm(self, parameters: Dict[str, Any], context: QgsProcessingContext,  # noqa: N802
                          feedback: QgsProcessingFeedback) -> Dict[str, Any]:
+        self.checked()
         sink, dest_id = self.parameterAsSink(parameters, OUTPUT, context, table_fields(), QgsWkbTypes.NoGeometry)
         if sink is None:
             raise QgsProcessingException(self.invalidSinkError(parameters, OUTPUT))

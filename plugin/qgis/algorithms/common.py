@@ -202,6 +202,8 @@ class MapAskAlgorithm(QgsProcessingAlgorithm):
         self.pack: Optional[Pack] = None
         self.settings: Optional[settings_mod.Settings] = None
         self.audit_file = DEFAULT_AUDIT
+        self.pack_value = ""
+        self.problem = ""  # what prepareAlgorithm found wrong, raised when the algorithm runs
 
     def createInstance(self) -> "MapAskAlgorithm":  # noqa: N802 (QGIS API)
         return type(self)()
@@ -230,12 +232,24 @@ class MapAskAlgorithm(QgsProcessingAlgorithm):
                 or pack_problem(self.parameterAsString(parameters, PACK, context)))
 
     def prepare_common(self, parameters: Dict[str, Any], context: QgsProcessingContext) -> None:
-        """On the main thread: QGIS's settings, connections and auth system are not for worker threads."""
+        """On the main thread: QGIS's settings, connections and auth system are not for worker threads.
+
+        A problem found here is kept and raised by `checked()` when the algorithm runs: QGIS turns an
+        exception raised while preparing into a bare "There were errors executing the algorithm"."""
         self.settings = settings_mod.load()
-        self.target = resolve_connection(self.parameterAsString(parameters, CONNECTION, context))
-        self.pack = load_pack_for(self.parameterAsString(parameters, PACK, context), self.settings)
+        self.pack_value = self.parameterAsString(parameters, PACK, context)
         audit = self.parameterAsString(parameters, AUDIT_FILE, context).strip()
         self.audit_file = Path(audit).expanduser() if audit else DEFAULT_AUDIT
+        try:
+            self.target = resolve_connection(self.parameterAsString(parameters, CONNECTION, context))
+        except QgsProcessingException as e:
+            self.problem = str(e)
+
+    def checked(self) -> None:
+        """Raise what preparing found, then load the pack (in the worker: it is plain files)."""
+        if self.problem:
+            raise QgsProcessingException(self.problem)
+        self.pack = load_pack_for(self.pack_value, self.settings)
 
     def checkParameterValues(self, parameters: Dict[str, Any],  # noqa: N802 (QGIS API)
                              context: QgsProcessingContext) -> Tuple[bool, str]:
