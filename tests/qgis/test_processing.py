@@ -240,6 +240,16 @@ def test_askfile_stops_between_questions_on_cancel_and_keeps_what_was_answered(p
     assert [e["question"] for e in lines(audit_file)] == [SCHOOLS]
 
 
+def test_ask_cancelled_before_it_starts_is_an_audited_error_not_a_crash(processing, pg_connection, audit_file):
+    feedback = QgsProcessingFeedback()
+    feedback.cancel()
+    out = run(processing, "mapask:ask", feedback=feedback, QUESTION=SCHOOLS, CONNECTION=pg_connection,
+              OUTPUT="TEMPORARY_OUTPUT", AUDIT_FILE=str(audit_file))
+    assert out["STATUS"] == "error" and out["ROW_COUNT"] == out["OUTPUT"].featureCount() == 0
+    (entry,) = lines(audit_file)
+    assert "cancelled" in entry["error"]
+
+
 @pytest.mark.parametrize("content, name, message", [
     ("", "empty.txt", "holds no question"),
     ("# only a comment\n\n", "comments.txt", "holds no question"),

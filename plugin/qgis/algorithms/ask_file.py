@@ -1,7 +1,6 @@
 """mapask:askfile — a file of questions to one table of answers, plus each answer's layer in a GeoPackage."""
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from qgis.core import (
