@@ -343,3 +343,23 @@ def test_run_and_load_names_styles_and_labels_the_layer_with_its_provenance(proc
         assert layer.metadata().title() == SCHOOLS
     finally:
         QgsProject.instance().clear()
+
+
+def test_askfile_run_and_load_adds_each_answer_layer_named_by_its_question(processing, pg_connection, tmp_path,
+                                                                           audit_file):
+    from qgis.core import QgsExpressionContextUtils, QgsProject
+
+    QgsProject.instance().clear()
+    out = processing.runAndLoadResults("mapask:askfile", {
+        "INPUT": str(write_csv(tmp_path / "q.csv")), "CONNECTION": pg_connection, "OUTPUT": "TEMPORARY_OUTPUT",
+        "LAYERS": str(tmp_path / "answers.gpkg"), "AUDIT_FILE": str(audit_file)})
+    try:
+        loaded = {layer.name(): layer for layer in QgsProject.instance().mapLayers().values()}
+        entries = {e["question"]: e for e in lines(audit_file)}
+        for question in (SCHOOLS, BY_TOWN, "crashes in cambridge, by year"):
+            layer = loaded[question]
+            assert layer.featureCount() == entries[question]["row_count"]
+            assert QgsExpressionContextUtils.layerScope(layer).variable("mapask_entry_id") == entries[question]["id"]
+        assert NONSENSE not in loaded and len(out["ANSWER_LAYERS"]) == 3
+    finally:
+        QgsProject.instance().clear()
