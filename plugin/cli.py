@@ -10,6 +10,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DSN = "host=127.0.0.1 port=55432 dbname=mapask user=mapask_reader password=mapask_reader"
 DEFAULT_PACK = ROOT / "knowledge" / "massachusetts"
+DEFAULT_AUDIT = ROOT / "var" / "audit.jsonl"  # also where Processing's mapask:ask and mapask:askfile append
+
+
+def append_audit(path: Path, entry: dict) -> None:
+    """Append one audit entry as a JSON line (the CLI's and Processing's audit file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(entry, default=str) + "\n")
 
 
 def _table(columns: list[str], rows: list[list], limit: int = 25) -> str:
@@ -28,9 +36,7 @@ def cmd_ask(args) -> int:
 
     def record(entry: dict) -> None:
         if audit_path:
-            audit_path.parent.mkdir(parents=True, exist_ok=True)
-            with audit_path.open("a", encoding="utf-8") as fh:
-                fh.write(json.dumps(entry, default=str) + "\n")
+            append_audit(audit_path, entry)
     from .core.interpret_model import ModelError, backend_from_setting
     try:
         model = backend_from_setting(args.model)
@@ -93,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     a.add_argument("--json", action="store_true", help="print exactly one JSON object")
     a.add_argument("--choose", type=int, metavar="N", help="after an ask-back, answer with reading N (1 = the "
                    "reading MapAsk offered); the choice is recorded in the audit entry")
-    a.add_argument("--audit", default=str(ROOT / "var" / "audit.jsonl"), help="append the audit entry here")
+    a.add_argument("--audit", default=str(DEFAULT_AUDIT), help="append the audit entry here")
     a.add_argument("--no-judge", action="store_true", help="with --model: do not let the model judge the answer")
     a.add_argument("--max-cost", type=float, metavar="COST", help="refuse the query when the planner's EXPLAIN "
                    "estimate is over COST (default: no cost gate)")

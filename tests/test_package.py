@@ -1,9 +1,12 @@
 """What we ship: the plugin zip is complete and self-contained, and the headless demo renders a map."""
 
 import configparser
+import csv
 import importlib
 import importlib.util
+import json
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -85,6 +88,8 @@ def test_zip_holds_one_mapask_folder_with_the_plugin(built_zip):
     names = zipfile.ZipFile(built_zip).namelist()
     assert all(name.startswith("mapask/") for name in names)
     for required in ["metadata.txt", "__init__.py", "plugin/__init__.py", "plugin/qgis/plugin.py",
+                     "plugin/qgis/algorithms/provider.py", "plugin/qgis/algorithms/ask.py",
+                     "plugin/qgis/algorithms/ask_file.py", "plugin/cli.py",
                      "plugin/qgis/layers.py", "plugin/qgis/render.py", "plugin/qgis/styles.py",
                      "ui/__init__.py", "ui/dock.py", "resources/icon.svg",
                      "resources/styles/crash_severity.qml"]:
@@ -125,7 +130,7 @@ def test_metadata_is_complete_for_the_plugin_repository(built_zip):
     assert built_zip.name == f"mapask-{meta['version']}.zip"
     assert len(meta["about"].splitlines()) > 1
     assert meta.getboolean("experimental") is True
-    assert meta.getboolean("hasProcessingProvider") is False
+    assert meta.getboolean("hasProcessingProvider") is True  # qgis_process loads only plugins that say so
     assert f"mapask/{meta['icon']}" in archive.namelist()
 
 
@@ -179,6 +184,8 @@ assert qgis.utils.pluginMetadata("mapask", "name") == "MapAsk"
 assert qgis.utils.loadPlugin("mapask")
 assert qgis.utils.startPlugin("mapask")
 assert iface.window.findChild(QDockWidget, "MapAskDock") is not None
+provider = QgsApplication.processingRegistry().providerById("mapask")
+assert sorted(a.id() for a in provider.algorithms()) == ["mapask:ask", "mapask:askfile"]
 assert len(iface.toolbar.actions()) == 1 and len(iface.menus["&MapAsk"]) == 1
 
 import sqlglot, yaml
@@ -193,6 +200,7 @@ assert qgis.utils.unloadPlugin("mapask")
 QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
 assert iface.window.findChild(QDockWidget, "MapAskDock") is None
 assert iface.toolbar.actions() == [] and iface.menus == {}
+assert QgsApplication.processingRegistry().providerById("mapask") is None
 print("loaded and unloaded")
 app.exitQgis()
 """
@@ -219,6 +227,7 @@ def test_every_plugin_module_imports_from_the_installed_zip(installed, tmp_path)
     """Catches absolute imports (`import plugin.core...`) and unbundled hard dependencies."""
     modules = run_stock_python(IMPORT_EVERY_MODULE, installed, tmp_path).split()
     assert "mapask.plugin.qgis.plugin" in modules and "mapask.ui.dock" in modules
+    assert "mapask.plugin.qgis.algorithms.provider" in modules
 
 
 def test_link_install_points_at_the_checkout_and_gives_it_ext_libs(tmp_path, monkeypatch):
@@ -233,6 +242,109 @@ def test_link_install_points_at_the_checkout_and_gives_it_ext_libs(tmp_path, mon
     assert destination == profile / "python" / "plugins" / "mapask"
     assert destination.is_symlink() and destination.resolve() == checkout
     assert (checkout / "ext_libs").is_dir()
+
+
+# --- the installed zip under qgis_process ------------------------------------------------------
+
+def qgis_process_binary() -> str:
+    """qgis_process, or the binary behind Debian 12's wrapper, which passes an option the binary refuses
+    ("Command --noversioncheck not known!", qgis/QGIS#57683)."""
+    for name in ("qgis_process", "qgis_process.bin"):
+        path = shutil.which(name)
+        if path and subprocess.run([path, "--help"], capture_output=True, timeout=120,
+                                   env=QGIS_PROCESS_BASE_ENV).returncode == 0:
+            return path
+    pytest.skip("no working qgis_process (install Debian's qgis package)")
+
+
+QGIS_PROCESS_BASE_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "QT_QPA_PLATFORM": "offscreen"}
+
+
+@pytest.fixture(scope="module")
+def qgis_process(built_zip, tmp_path_factory, reader_dsn):
+    """Run qgis_process as a user whose default profile holds only the installed zip, with mapask enabled.
+
+    qgis_process reads the default profile under $HOME (~/.local/share/QGIS/QGIS3/profiles/default) and loads
+    the enabled plugins of its python/plugins folder that declare hasProcessingProvider=yes.
+    """
+    home = tmp_path_factory.mktemp("home")
+    runtime = home / "runtime"
+    runtime.mkdir(mode=0o700)
+    profile = home / ".local" / "share" / "QGIS" / "QGIS3" / "profiles" / "default"
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "package.py"), "--install", "--zip", str(built_zip),
+                    "--profile-dir", str(profile)], check=True, timeout=120)
+    # a libpq service file: the password stays out of the command line, which qgis_process echoes
+    services = home / "pg_service.conf"
+    services.write_text("[mapask_test]\n" + "\n".join(reader_dsn.split()) + "\n", encoding="utf-8")
+    env = dict(QGIS_PROCESS_BASE_ENV, HOME=str(home), XDG_RUNTIME_DIR=str(runtime), PGSERVICEFILE=str(services))
+    binary = qgis_process_binary()
+
+    def run(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+        result = subprocess.run([binary, *args], cwd=home, env=env, capture_output=True, text=True, timeout=300)
+        if check:
+            assert result.returncode == 0, f"stdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+        return result
+
+    run.home = home
+    run.before = run("plugins").stdout  # installed, not yet enabled
+    run("plugins", "enable", "mapask")
+    return run
+
+
+def json_results(result: subprocess.CompletedProcess) -> dict:
+    """The results object of `qgis_process --json run` (stdout holds only that JSON)."""
+    return json.loads(result.stdout[result.stdout.index("{"):])["results"]
+
+
+def test_qgis_process_lists_mapask_as_a_processing_plugin_once_enabled(qgis_process):
+    assert re.search(r"^\s+mapask$", qgis_process.before, re.M), qgis_process.before
+    after = qgis_process("plugins").stdout
+    assert re.search(r"^\* mapask$", after, re.M), after
+    listed = qgis_process("list").stdout
+    assert "mapask:ask" in listed and "mapask:askfile" in listed
+    assert "QUESTION" in qgis_process("help", "mapask:ask").stdout
+
+
+def test_qgis_process_runs_ask_and_writes_the_answer_layer(qgis_process, qgis_app, admin):
+    out, audit = qgis_process.home / "schools.gpkg", qgis_process.home / "audit.jsonl"
+    result = qgis_process("--json", "run", "mapask:ask", "--", "QUESTION=show the schools",
+                          "CONNECTION=service=mapask_test", f"OUTPUT={out}", f"AUDIT_FILE={audit}")
+    results = json_results(result)
+    layer = QgsVectorLayer(str(out), "schools", "ogr")
+    with admin.cursor() as cur:
+        cur.execute("select count(*) from ma.school")
+        schools = cur.fetchone()[0]
+    assert results["STATUS"] == "answered" and results["ROW_COUNT"] == schools
+    assert layer.isValid() and layer.featureCount() == schools and layer.isSpatial()
+    (entry,) = [json.loads(line) for line in audit.read_text(encoding="utf-8").splitlines()]
+    assert entry["id"] == json.loads(results["AUDIT"])["id"] and entry["connection"] == "service=mapask_test"
+
+
+def test_qgis_process_runs_askfile_into_a_table_and_a_geopackage(qgis_process, qgis_app, reader_dsn):
+    home = qgis_process.home
+    questions = home / "questions.txt"
+    questions.write_text("show the schools\ncrashes by town\nasdf qwer\n", encoding="utf-8")
+    result = qgis_process("--json", "run", "mapask:askfile", "--", f"INPUT={questions}", f"CONNECTION={reader_dsn}",
+                          f"OUTPUT={home / 'answers.csv'}", f"LAYERS={home / 'answers.gpkg'}",
+                          f"AUDIT_FILE={home / 'audit_file.jsonl'}")
+    results = json_results(result)
+    assert (results["ASKED"], results["ANSWERED"], len(results["ANSWER_LAYERS"])) == (3, 2, 2)
+    with (home / "answers.csv").open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["status"] for r in rows] == ["answered", "answered", "clarify"]
+    for row in rows[:2]:
+        layer = QgsVectorLayer(f"{home / 'answers.gpkg'}|layername={row['layer']}", row["question"], "ogr")
+        assert layer.isValid() and layer.featureCount() == int(row["row_count"]) > 0
+
+
+def test_qgis_process_reports_bad_input_and_fails(qgis_process):
+    result = qgis_process("run", "mapask:ask", "--", "QUESTION= ", "CONNECTION=service=mapask_test",
+                          f"OUTPUT={qgis_process.home / 'x.gpkg'}", check=False)
+    assert result.returncode != 0 and "QUESTION is empty" in result.stdout + result.stderr
+    result = qgis_process("run", "mapask:ask", "--", "QUESTION=show the schools", "CONNECTION=Nowhere",
+                          f"OUTPUT={qgis_process.home / 'x.gpkg'}", check=False)
+    assert result.returncode != 0 and "no saved PostGIS connection named 'Nowhere'" in result.stdout + result.stderr
+    assert not (qgis_process.home / "x.gpkg").exists()
 
 
 # --- styles -------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from types import ModuleType
 from typing import Iterator, Optional
 
 import pytest
-from qgis.core import QgsProject
+from qgis.core import QgsApplication, QgsProject
 from qgis.PyQt import sip
 from qgis.PyQt.QtCore import QCoreApplication, QEvent, Qt
 from qgis.PyQt.QtWidgets import QAction, QDockWidget, QMainWindow, QMenu, QToolBar
@@ -127,6 +127,26 @@ def test_init_gui_adds_toolbar_action_menu_entry_and_hidden_dock(plugin, window)
     assert not dock.cancel_button.isEnabled()  # nothing to cancel until a question runs
 
 
+def mapask_providers() -> list:
+    return [p for p in QgsApplication.processingRegistry().providers() if p.id() == "mapask"]
+
+
+def test_init_gui_registers_the_processing_provider_with_both_algorithms(plugin):
+    (provider,) = mapask_providers()
+    assert provider is plugin.provider
+    assert sorted(a.id() for a in provider.algorithms()) == ["mapask:ask", "mapask:askfile"]
+
+
+def test_init_processing_alone_registers_the_provider_once_and_unload_removes_it(qgis_iface, window):
+    """qgis_process calls only initProcessing(); QGIS may call it before initGui()."""
+    instance = import_plugin_package().classFactory(None)
+    instance.initProcessing()
+    instance.initProcessing()
+    assert len(mapask_providers()) == 1
+    instance.unload()
+    assert mapask_providers() == [] and instance.provider is None
+
+
 def test_action_toggles_the_dock(plugin, window):
     # QgsDockWidget tracks visibility through Qt's visibilityChanged, which only fires for
     # a shown window, so show pytest-qgis's (offscreen) main window for this test.
@@ -166,6 +186,7 @@ def test_unload_leaves_no_action_menu_dock_or_connection(plugin, window):
     assert window.plugin_actions() == []
     assert window.toolbar.actions() == []
     assert window.submenu("&MapAsk") is None
+    assert mapask_providers() == [] and plugin.provider is None
     assert (plugin.actions, plugin.toolbar_actions, plugin.menu_actions, plugin.docks,
             plugin.connections) == ([], [], [], [], [])
     for signal, slot in connections:
@@ -180,9 +201,10 @@ def test_reload_cycles_do_not_accumulate(qgis_iface, window):
         instance = package.classFactory(qgis_iface)
         instance.initGui()
         assert len(window.docks()) == 1 and len(window.plugin_actions()) == 1
+        assert len(mapask_providers()) == 1
         instance.unload()
         flush_deletes()
-    assert window.docks() == [] and window.plugin_actions() == []
+    assert window.docks() == [] and window.plugin_actions() == [] and mapask_providers() == []
 
 
 def test_unload_without_init_gui_is_harmless(qgis_iface, window):

@@ -2,7 +2,7 @@
 
 from typing import Callable, List, Optional, Tuple
 
-from qgis.core import QgsProject
+from qgis.core import QgsApplication, QgsProject
 from qgis.gui import QgisInterface, QgsDockWidget
 from qgis.PyQt.QtCore import QCoreApplication, Qt, pyqtBoundSignal
 from qgis.PyQt.QtGui import QIcon
@@ -11,6 +11,7 @@ from qgis.PyQt.QtWidgets import QAction
 # ui/ sits next to plugin/ in the plugin folder, which QGIS imports as one package (mapask),
 # so this module is only importable as part of that package, never as top-level `plugin`.
 from ...ui.dock import MapAskDock
+from .algorithms.provider import MapAskProvider
 from .paths import ICON_PATH
 
 MENU_NAME = "&MapAsk"
@@ -36,11 +37,19 @@ class MapAskPlugin:
         self.docks: List[QgsDockWidget] = []
         self.connections: List[Tuple[pyqtBoundSignal, Callable[..., object]]] = []
         self.dock: Optional[MapAskDock] = None
+        self.provider: Optional[MapAskProvider] = None
 
     # --- QGIS plugin API -------------------------------------------------------------------
 
+    def initProcessing(self) -> None:  # noqa: N802 (name required by QGIS)
+        """Register the Processing provider (mapask:ask, mapask:askfile); qgis_process calls only this."""
+        if self.provider is None:
+            self.provider = MapAskProvider()
+            QgsApplication.processingRegistry().addProvider(self.provider)
+
     def initGui(self) -> None:  # noqa: N802 (name required by QGIS)
-        """Add the dock (hidden), a checkable toolbar action and a Database > MapAsk menu entry."""
+        """Add the Processing provider, the dock (hidden), a checkable toolbar action and a Database > MapAsk menu entry."""
+        self.initProcessing()
         main_window = self.iface.mainWindow()
 
         self.dock = MapAskDock(main_window, self.iface)
@@ -99,6 +108,10 @@ class MapAskPlugin:
         for action in self.actions:
             action.deleteLater()
         self.actions.clear()
+
+        if self.provider is not None:  # the registry owns the provider and deletes it here
+            QgsApplication.processingRegistry().removeProvider(self.provider)
+            self.provider = None
 
     # --- helpers -----------------------------------------------------------------------------
 

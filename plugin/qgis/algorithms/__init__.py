@@ -1,0 +1,1 @@
+"""MapAsk's Processing provider and algorithms (mapask:ask, mapask:askfile)."""
