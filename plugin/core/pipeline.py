@@ -388,11 +388,16 @@ class Pipeline:
                 step: Callable[[str], None]) -> None:
         """Evaluate the rules and the model candidates; keep the rules answer unless only the model's is usable.
         Agreement (same result hash) is recorded: it is evidence for the answer."""
-        b = Answer(question=a.question, unknown=list(a.unknown))
+        b = Answer(question=a.question, unknown=list(a.unknown), understood=a.understood, choice=a.choice)
         try:
             self._answer_frame(b, model, step)
         except MapAskError as e:
             b.status, b.error = "error", str(e)
+        share = float(a.understood.get("read_share", 1.0))
+        if b.confidence is not None and share < 1.0:
+            # words only the model read cannot be checked against the pack: trust no more than what the rules read
+            b.confidence = min(b.confidence, share)
+            b.reasons.insert(0, f"only {share:.0%} of the question's words are known to the pack; the model read the rest")
         if refusal is None:
             self._answer_frame(a, rules, step)
             if a.status == "answered" and b.status == "answered" and b.result_hash == a.result_hash:
