@@ -36,6 +36,9 @@ class Lexicon:
         for e in pack.entities.values():
             for w in e.words:
                 lex.add(w, "entity", e.name)
+            for name in e.dataset_names:  # 'the bike crash file', 'the ramp inventory': the source itself
+                for word in lang.get("source_words", []):
+                    lex.add(f"{name} {word}", "entity", e.name)
             for f in e.fields.values():
                 for w in f.words:
                     lex.add(w, "field", (e.name, f.name))

@@ -85,6 +85,7 @@ class Entity:
     answers: str = ""
     id_field: str | None = None
     joins: dict = field(default_factory=dict)  # names made of another entity's names: {entity, separator}
+    dataset_names: list[str] = field(default_factory=list)  # how people name the source ('bike crash' file)
 
     def field_by_word(self, phrase: str) -> Field | None:
         for f in self.fields.values():
@@ -215,7 +216,8 @@ def load_pack(path: str | Path) -> Pack:
             time=e.get("time", {}), places=e.get("places", {}), where=e.get("where"),
             severity_field=e.get("severity_field"), shares_words_with=e.get("shares_words_with"),
             always=e.get("always", []), anchor_min_score=e.get("anchor_min_score", 88),
-            answers=e.get("answers", ""), id_field=e.get("id_field"), joins=e.get("joins", {}))
+            answers=e.get("answers", ""), id_field=e.get("id_field"), joins=e.get("joins", {}),
+            dataset_names=[w.lower() for w in e.get("dataset_names", [])])
     concepts = {n: Concept(name=n, words=[w.lower() for w in c.get("words", [])], where=c.get("where", {}),
                            time=c.get("time")) for n, c in (raw.get("concepts") or {}).items()}
     pack = Pack(id=raw["id"], version=str(raw["version"]), schema=raw["schema"], srid=int(raw["srid"]),

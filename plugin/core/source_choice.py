@@ -21,7 +21,8 @@ def choose_entity(pack: Pack, f: Frame, log, r) -> None:
                 family.add(e.name)
         cands = sorted(family, key=p.priority)
     latest = max((p.entities[c].years()[1] for c in cands if p.entities[c].years()), default=None)
-    scored = [(fit(pack, p.entities[c], f, latest) + (0.5 if c == said else 0), -p.priority(c), c) for c in cands]
+    scored = [(fit(pack, p.entities[c], f, latest, named=c == said) + (0.5 if c == said else 0), -p.priority(c), c)
+              for c in cands]
     scored.sort(reverse=True)
     best = scored[0][2] if scored else p.default_entity
     if best != f.target:
@@ -30,7 +31,7 @@ def choose_entity(pack: Pack, f: Frame, log, r) -> None:
         log("entity", "target", f.target or None, best, f"used {p.entities[best].label}: {why}")
     f.target = best
 
-def fit(pack: Pack, e: Entity, f: Frame, latest: int | None = None) -> float:
+def fit(pack: Pack, e: Entity, f: Frame, latest: int | None = None, named: bool = False) -> float:
     """How well an entity can express the frame: +1 per expressible part, -5 per impossible part."""
     score = 0.0
     preds = f.filters + f.share_of + [q for s in f.compare for q in s.filters]
@@ -44,7 +45,7 @@ def fit(pack: Pack, e: Entity, f: Frame, latest: int | None = None) -> float:
     if (f.measure.kind == "epdo" or f.measure.field == "epdo") and not e.severity_field:
         score -= 5
     asked = {q.concept for q in preds if q.concept}
-    if e.always and not set(e.always) <= asked:
+    if e.always and not set(e.always) <= asked and not named:  # (a source named outright needs no such word)
         score -= 5  # a source holding only bicycle crashes cannot answer about all crashes
     years = e.years()
     open_ended = any((t.date_from and not t.date_to) or t.latest_year or t.last_n_years
