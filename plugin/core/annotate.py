@@ -177,7 +177,8 @@ class Annotator:
         keep = []
         for s in ann.spans:
             c = _clause_of(ann.clauses, s.start)
-            if c is not None and c.kind != "question" and s.kind not in keeps.get(c.kind, set()):
+            if c is not None and c.kind != "question" and s.kind not in keeps.get(c.kind, set()) and not (
+                    s.kind == "cue" and s.value in rules.get("keep_cues", [])):
                 continue
             keep.append(s)
         used = {i for s in keep for i in range(s.start, s.end)}
@@ -256,16 +257,21 @@ def exclusion_scopes(ann: Annotation, rules: dict) -> list[tuple[int, int, str]]
         for side in sides:
             fwd = side == "exclude_before"
             said = (lambda t, cue=s.text: f"{cue} {t}") if fwd else (lambda t, cue=s.text: f"{t} {cue}")
-            out += [(a, b, said) for a, b in _covered(ann, conds, rules, s.end if fwd else s.start - 1, 1 if fwd else -1)]
+            c = _clause_of(ann.clauses, s.start)
+            lo, hi = (c.start, c.end) if c is not None else (0, len(ann.tokens))
+            out += [(a, b, said) for a, b in _covered(ann, conds, rules, s.end if fwd else s.start - 1, 1 if fwd else -1,
+                                                      (lo, hi))]
     return out
 
 
-def _covered(ann: Annotation, conds: list[Span], rules: dict, pos: int, step: int) -> list[tuple[int, int]]:
-    """Walk from `pos` in direction `step` over conditions, passed spans and joiners; the conditions covered."""
+def _covered(ann: Annotation, conds: list[Span], rules: dict, pos: int, step: int,
+             bounds: tuple[int, int]) -> list[tuple[int, int]]:
+    """Walk from `pos` in direction `step` over conditions, passed spans and joiners, within the cue's clause
+    (`bounds`); the conditions covered."""
     joiners, covers = set(rules.get("joiners", [])), set(rules.get("covers", []))
     passes, asks = set(rules.get("passes", [])), set(rules.get("asks_back", []))
     covered: list[tuple[int, int]] = []
-    while 0 <= pos < len(ann.tokens):
+    while bounds[0] <= pos < bounds[1]:
         hit = next((c for c in conds if (c.start if step > 0 else c.end - 1) == pos), None)
         if hit is None and ann.tokens[pos] not in joiners:
             break

@@ -29,7 +29,9 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     ann = replace(ann, spans=spans)
     cx = Ctx(ann, pack)
     anchors_all = [s for s in spans if s.kind == "anchor"]
-    entity_spans = [s for s in spans if (has(s, "entity") or has(s, "field")) and not _heads_anchor(ann, s, anchors_all, pack)]
+    # ('Worcester, the city, not the county': a field an exclusion covers is a reading ruled out, not asked for)
+    entity_spans = [s for s in spans if (has(s, "entity") or has(s, "field")) and not _heads_anchor(ann, s, anchors_all, pack)
+                    and not (s.kind == "field" and _excluded(ann, s))]
     group_cues = cx.cue("group")
     which_cues = cx.cue("which")
     rank_desc, rank_asc = cx.cue("rank_desc"), cx.cue("rank_asc")

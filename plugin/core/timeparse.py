@@ -60,7 +60,7 @@ class TimeParser:
             ("distance", re.compile(rf"\b{nums} ({units})\b")),
             ("topn", re.compile(rf"\b(?:top|first|best|worst|highest|lowest|bottom|which|what) {nums}\b|\b{nums} (?:most|highest|worst|least|fewest|lowest|safest|busiest|top)\b|\b(?:nearest|closest) {nums}\b|\b(?:show|list|give) all {nums}\b|\b{nums} (?=(?:\w+ ){{0,2}}(?:nearest|closest)\b)")),
             ("per", re.compile(r"\bper (\d+) (?:residents|people|inhabitants|population|persons|capita)\b")),
-            ("hour_range", re.compile(rf"\b(?:between|from) {hr} ?(am|pm)? (?:and|to) {hr} ?(am|pm)?(?: in the (morning|afternoon|evening))?\b")),
+            ("hour_range", re.compile(rf"\b(?:between|from) {hr} ?(am|pm)? (?:and|to|up to|until|till|through|thru) {hr} ?(am|pm)?(?: in the (morning|afternoon|evening))?\b")),
             # '7-9am', '3 to 5 pm': a range without 'between' needs its am/pm, or '5 to 10' would be hours
             ("hour_range", re.compile(rf"\b{hr} ?(am|pm)? to {hr} ?(am|pm)(?: in the (morning|afternoon|evening))?\b")),
             ("date_range", re.compile(rf"\b(?:between|from) ({months}) (\d{{1,2}}) (?:{YEAR} )?(?:and|to|through|until) (?:({months}) )?(\d{{1,2}}) ?{YEAR}?\b")),
