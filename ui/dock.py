@@ -28,6 +28,7 @@ from ..plugin.core.text import language
 from ..plugin.qgis import settings as settings_mod
 from ..plugin.qgis.connections import connection_names
 from ..plugin.qgis.export import export_csv, export_gpkg, export_png
+from ..plugin.qgis.logins import ProjectLogins
 from ..plugin.qgis.present import context_layers
 from ..plugin.qgis.results import combined_extent, select_matching, zoom_to
 from ..plugin.qgis.session import Session
@@ -45,6 +46,7 @@ def _alive(layer: Any) -> bool:
     return layer is not None and not sip.isdeleted(layer)
 
 
+LOGIN_SECONDS = 60  # long enough to read and act on, after closing QGIS's own password dialog
 EXPORT_FILTERS = {"gpkg": "GeoPackage (*.gpkg)", "csv": "CSV (*.csv)", "png": "PNG image (*.png)"}
 
 
@@ -61,6 +63,9 @@ class MapAskDock(QgsDockWidget):
         self.iface = iface
         self.session = Session(iface)
         self.messages = Messages(iface, self)
+        # a reviewer opening someone else's project: say which database wants a password and where to keep it
+        self.logins = ProjectLogins(self.session.project,
+                                    lambda text: self.notify(text, True, "connection", LOGIN_SECONDS))
         self._last_follow_up = False
         body = QWidget(self)
         layout = QVBoxLayout(body)
@@ -355,9 +360,9 @@ class MapAskDock(QgsDockWidget):
         self.zoom_button.setEnabled(has_layers)
         self.export_button.setEnabled(bool(last and last.answer.status == "answered"))
 
-    def notify(self, text: str, problem: bool = False, kind: str = "ask") -> None:
+    def notify(self, text: str, problem: bool = False, kind: str = "ask", seconds: Optional[int] = None) -> None:
         """One current message per kind in QGIS's message bar: a newer one replaces it, an expired one stays gone."""
-        self.messages.push(kind, text, problem)
+        self.messages.push(kind, text, problem, seconds)
 
     def zoom_to_result(self) -> None:
         last = self.session.last
@@ -412,12 +417,17 @@ class MapAskDock(QgsDockWidget):
         self.session.reset()
         self.session.audit.load()
         self._update_state()
+        ids = [i for e in self.session.audit.store.entries for i in (e.get("layer_ids") or []) if isinstance(i, str)]
+        failed = self.logins.report(ids)
+        if failed:
+            self.notify(failed, True, "connection", LOGIN_SECONDS)
 
     def reset(self) -> None:
         """Forget the current question and history; called when QGIS starts a new or other project."""
         self.question_edit.clear()
         self.save_warning.hide()
         self.messages.clear()
+        self.logins.reset()  # QGIS clears the project before reading the next one
         self.session.reset()
         self.answer_view.clear()
         self.details.show_answer(None)
@@ -428,4 +438,5 @@ class MapAskDock(QgsDockWidget):
     def shutdown(self) -> None:
         """Plugin unload: stop a running question first, so nothing calls back into a deleted dock."""
         self.session.shutdown()
+        self.logins.close()
         self.messages.clear()
