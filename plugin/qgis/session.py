@@ -18,6 +18,7 @@ from . import settings as settings_mod
 from .connections import dsn_for
 from .present import Presented, chain_title, present
 from .project_audit import ProjectAudit
+from .transforms import settle_for_pack
 from .tasks import AskTask
 
 
@@ -198,6 +199,7 @@ class Session(QObject):
         shown = Shown(task.answer, entry, follow_up_of=base.entry if base else None)
         if task.answer.status == "answered":
             canvas = self.iface.mapCanvas() if self.iface is not None else None
+            settle_for_pack(self.project, self.pack().srid, canvas)  # before the layers are first drawn
             shown.presented = present(task.answer, entry, self.pack(), self.settings.connection, self.project,
                                       canvas, row_cap=self.settings.row_cap, title=chain_title(self.chain(entry)))
             if shown.presented.layers:

@@ -2,6 +2,8 @@
 
 import time
 
+import pytest
+
 from mapask_qgis_helpers import ask, bar_messages, dock, module, pg_connection, wait_idle  # noqa: F401 (fixtures)
 from qgis.core import QgsProject
 from qgis.PyQt.QtCore import QCoreApplication
@@ -221,3 +223,42 @@ def test_settings_dialog_text_is_not_clipped_at_any_width(qgis_app):
     notes = [w for w in dialog.findChildren(QLabel) if w.objectName() in ("modelNote", "passwordNote")]
     assert len(notes) == 2 and all(n.wordWrap() for n in notes)
     dialog.close()
+
+
+def test_first_answer_in_a_wgs84_project_records_a_transform_qgis_can_run(dock, pack, qgis_iface):
+    """QGIS warns "Cannot use preferred transform" when the best operation needs a missing grid and the project
+    names none; after an answer the project names the best one this computer can run (a user's choice stands)."""
+    from qgis.core import QgsCoordinateReferenceSystem, QgsDatumTransform
+
+    source, wgs84 = QgsCoordinateReferenceSystem(f"EPSG:{pack.srid}"), QgsCoordinateReferenceSystem("EPSG:4326")
+    operations = QgsDatumTransform.operations(source, wgs84)
+    if operations[0].isAvailable:
+        pytest.skip("this computer has the grid of the preferred operation: QGIS has nothing to warn about")
+    project, canvas = QgsProject.instance(), qgis_iface.mapCanvas()
+    before = canvas.mapSettings().destinationCrs()
+    try:
+        _ask_in(project, canvas, dock, source, wgs84, operations)
+    finally:  # the other tests' canvas
+        canvas.setDestinationCrs(before)
+
+
+def _ask_in(project, canvas, dock, source, wgs84, operations):
+    from qgis.core import QgsCoordinateReferenceSystem, QgsDatumTransform
+
+    project.setCrs(wgs84)
+    canvas.setDestinationCrs(wgs84)
+    assert not project.transformContext().hasTransform(source, wgs84)  # what made QGIS warn
+    ask(dock, "map the crashes in the port")
+    context = project.transformContext()
+    assert context.hasTransform(source, wgs84)
+    chosen = context.calculateCoordinateOperation(source, wgs84)
+    assert chosen in [op.proj for op in operations if op.isAvailable]
+    # a choice already in the project is never replaced
+    mercator = QgsCoordinateReferenceSystem("EPSG:3857")
+    ops = [op for op in QgsDatumTransform.operations(source, mercator) if op.isAvailable]
+    context.addCoordinateOperation(source, mercator, ops[-1].proj, True)
+    project.setTransformContext(context)
+    project.setCrs(mercator)
+    canvas.setDestinationCrs(mercator)
+    ask(dock, "map the crashes in the port")
+    assert project.transformContext().calculateCoordinateOperation(source, mercator) == ops[-1].proj
