@@ -22,7 +22,7 @@ PARTS = {"target": "Records", "intent": "Kind of answer", "measure": "Measure", 
          "compare": "Comparison", "share_of": "Share of"}
 # the columns the compiler names itself (a pack's own fields are named by their labels)
 COLUMNS = {"count": "count", "matching": "matching", "total": "total", "share_pct": "share (%)",
-           "rank": "rank", "tied": "sharing this value", "distance_m": "distance (m)", "side": "compared",
+           "rank": "rank", "tied": "groups sharing this value", "distance_m": "distance (m)", "side": "compared",
            "population": "residents", "group_key": "group", "group_id": "group"}
 TIME_COLUMNS = {"year": "year", "quarter": "quarter", "month": "month", "dow": "day of week", "hour": "hour",
                 "season": "season"}
@@ -113,6 +113,9 @@ class Wording:
             return label
         if column in self.pack.entities:
             return self.pack.entities[column].label
+        ent = self.pack.entities.get(target or "")
+        if ent is not None and column == ent.key:  # the table's own key, which the pack does not describe
+            return tr("{} id").format(ent.label)
         if column == "epdo":
             return str(self.pack.convention("epdo", "name", default=tr("severity-weighted score")))
         if column.startswith("rate_per_"):
