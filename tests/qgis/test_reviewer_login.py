@@ -49,8 +49,16 @@ def test_no_password_anywhere_names_the_database_and_how_to_give_it(dock, plain_
     # 'localhost': the same server, but no connection saved in QGIS reaches it by that name
     shown, layer_id = analysts_project(dock, plain_connection, tmp_path / "review.qgz", host="localhost")
     dock.session.settings.connection = "some other connection"
-    assert QgsProject.instance().read(str(tmp_path / "review.qgz"))
+    during_load = []  # what the bar shows as each layer has loaded, i.e. around QGIS's own password dialog
+    def look(*_args):
+        during_load.append(bar_messages(dock))
+    QgsProject.instance().layerLoaded.connect(look)
+    try:
+        assert QgsProject.instance().read(str(tmp_path / "review.qgz"))
+    finally:
+        QgsProject.instance().layerLoaded.disconnect(look)
     flush()
+    assert during_load and any("may now ask for a password" in t and "pg_service.conf" in t for t in during_load[0])
     layer = QgsProject.instance().mapLayer(layer_id)
     assert layer is not None and not layer.isValid()  # QGIS could not log in: no password, no dialog here
     (text,) = [t for t in bar_messages(dock) if "could not connect" in t]
