@@ -56,6 +56,10 @@ def raw_entry_html(entry: Any, err: Exception) -> str:
 
 def _entry_html(entry: dict, follow_up_question: Optional[str], layer_names: List[str], wording: Any) -> str:
     review = entry.get("review") or {}
+    # the ids are not shown, but ids of another shape mean a hand edit the reviewer must see as recorded
+    for i, layer_id in enumerate(entry.get("layer_ids") or []):
+        if not isinstance(layer_id, str):
+            raise TypeError(f"layer_ids[{i}] should be text")
     rows = [("Asked", entry.get("time")), ("Question", entry.get("question")),
             ("Follow-up of", follow_up_question), ("Status", STATUS_WORDS.get(entry.get("status"), entry.get("status"))),
             ("Answer", wording.strip_description(entry.get("answer") or "") if wording else entry.get("answer")),
@@ -172,6 +176,7 @@ class AuditPanel(QWidget):
 
     def refresh(self) -> None:
         current = self.current_id()
+        wording = wording_for(self.session)
         self.list.blockSignals(True)
         self.list.clear()
         for e in self.visible_entries():
@@ -180,7 +185,8 @@ class AuditPanel(QWidget):
             status = STATUS_WORDS.get(e.get("status"), e.get("status"))
             item = QListWidgetItem(f"{MARKS.get(verdict, '•')} {when} · {e.get('question')} · {status}")
             item.setData(Qt.UserRole, e["id"])
-            item.setToolTip(str(e.get("answer", "")))
+            answer = str(e.get("answer", ""))
+            item.setToolTip(wording.strip_description(answer) if wording is not None else answer)
             self.list.addItem(item)
             if e["id"] == current:
                 self.list.setCurrentItem(item)
