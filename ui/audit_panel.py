@@ -88,8 +88,9 @@ def _entry_html(entry: dict, follow_up_question: Optional[str], layer_names: Lis
     if entry.get("promoted"):
         out.append(f"<p>Promoted to an example in {_e(entry['promoted'].get('path'))}</p>")
     if entry.get("repairs"):
-        lines = [wording.repair(r, entry.get("frame")) if wording else str(r.get("reason", ""))
-                 for r in entry["repairs"]]
+        frame = entry.get("frame") if isinstance(entry.get("frame"), dict) else None
+        lines = [(wording.repair(r, frame) if wording else str(r.get("reason", ""))) if isinstance(r, dict)
+                 else str(r) for r in entry["repairs"]]
         out.append("<p><b>Repairs</b></p><ul style='margin-top:0'>" + "".join(f"<li>{_e(x)}</li>" for x in lines)
                    + "</ul>")
     if entry.get("notes"):
