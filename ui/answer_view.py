@@ -23,6 +23,7 @@ STATUS_LABELS = {"answered": "answered", "clarify": "needs clarification", "refu
 STATUS_COLOURS = {"answered": "#1a7f37", "clarify": "#9a6700", "refused": "#cf222e", "error": "#cf222e"}
 MAX_KEY_ROWS = 6
 MAX_CHOICES = 8
+TWO_COLUMN_CHARS = 28
 HELP_LINK = "mapask:help"
 EXAMPLE_LINK = "mapask:example:"
 
@@ -193,14 +194,17 @@ class AnswerView(QWidget):
             label.setTextFormat(Qt.PlainText)
             self.choice_grid.addWidget(label, row, 0, 1, 2)
             row += 1
-            for i, choice in enumerate(item.get("choices", [])[:MAX_CHOICES]):
+            choices = [str(c) for c in item.get("choices", [])[:MAX_CHOICES]]
+            # two buttons a row when the names are short; a long one would be cut at the button's edges
+            per_row = 1 if any(len(c) > TWO_COLUMN_CHARS for c in choices) else 2
+            for i, choice in enumerate(choices):
                 # '&' marks a shortcut key in a button's text: 'Raymond St & Richdale Ave' lost its '&'
-                button = QPushButton(str(choice).replace("&", "&&"), self.choices)
+                button = QPushButton(choice.replace("&", "&&"), self.choices)
                 button.setToolTip(f"Ask again with “{choice}” for “{said}”")
-                button.clicked.connect(lambda _=False, s=said, c=str(choice): self.choice_clicked.emit(s, c))
-                self.choice_grid.addWidget(button, row + i // 2, i % 2)
+                button.clicked.connect(lambda _=False, s=said, c=choice: self.choice_clicked.emit(s, c))
+                self.choice_grid.addWidget(button, row + i // per_row, i % per_row, 1, 3 - per_row)
                 self.choice_buttons.append(button)
-            row += (len(item.get("choices", [])[:MAX_CHOICES]) + 1) // 2
+            row += (len(choices) + per_row - 1) // per_row
         self.choices.setVisible(bool(self.choice_buttons))
 
 

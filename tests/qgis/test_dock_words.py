@@ -138,6 +138,8 @@ def test_choice_buttons_keep_the_ampersand(dock):
     wanted = "Raymond St & Richdale Ave & Walden Square Rd"
     (button,) = [b for b in buttons if b.text().replace("&&", "&") == wanted]
     assert QKeySequence.mnemonic(button.text()).isEmpty()  # no '&' taken as a shortcut marker
+    dock.grab()  # lays the dock out at its size (460 px wide), as on screen
+    assert button.width() >= button.sizeHint().width()  # the long name is not cut at the button's edges
     asked = []
     dock.ask = lambda q=None, follow_up=None: asked.append(q)
     button.click()
