@@ -211,9 +211,12 @@ def test_settings_dialog_text_is_not_clipped_at_any_width(qgis_app):
     dialog = dialog_module.SettingsDialog(settings.Settings())
     dialog.show()
     QApplication.processEvents()
-    for width in (dialog.minimumSizeHint().width(), 640, 900):
-        dialog.resize(width, dialog.heightForWidth(width) if dialog.hasHeightForWidth() else dialog.sizeHint().height())
-        QApplication.processEvents()
+    # as it opens, then at other widths with the height the layout asks for
+    for width in (None, dialog.minimumSizeHint().width(), 640, 900):
+        if width is not None:
+            dialog.resize(width, dialog.heightForWidth(width) if dialog.hasHeightForWidth()
+                          else dialog.sizeHint().height())
+            QApplication.processEvents()
         for w in dialog.findChildren(QLabel) + dialog.findChildren(QAbstractButton):
             if not w.isVisible():
                 continue
