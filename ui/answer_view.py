@@ -4,7 +4,7 @@ import html
 import json
 from typing import Any, List, Optional
 
-from qgis.PyQt.QtCore import pyqtSignal
+from qgis.PyQt.QtCore import Qt, pyqtSignal
 from qgis.PyQt.QtGui import QFont, QFontDatabase, QGuiApplication
 from qgis.PyQt.QtWidgets import (
     QGridLayout,
@@ -23,6 +23,9 @@ STATUS_LABELS = {"answered": "answered", "clarify": "needs clarification", "refu
 STATUS_COLOURS = {"answered": "#1a7f37", "clarify": "#9a6700", "refused": "#cf222e", "error": "#cf222e"}
 MAX_KEY_ROWS = 6
 MAX_CHOICES = 8
+TWO_COLUMN_CHARS = 28
+HELP_LINK = "mapask:help"
+EXAMPLE_LINK = "mapask:example:"
 
 
 def _e(value: Any) -> str:
@@ -43,7 +46,8 @@ def _number(v: Any) -> str:
     return _e(v)
 
 
-def key_numbers(columns: List[str], rows: List[list], geometry_column: Optional[str]) -> str:
+def key_numbers(columns: List[str], rows: List[list], geometry_column: Optional[str],
+                headers: Optional[List[str]] = None) -> str:
     """The first rows of an aggregated answer as a small two-column table (label, value).
 
     The value is the answer's measure; the label, the columns before it (the groups). Columns after the
@@ -58,7 +62,7 @@ def key_numbers(columns: List[str], rows: List[list], geometry_column: Optional[
     labels = [i for i in keep if i < value]
     cells = []
     for r in rows[:MAX_KEY_ROWS]:
-        label = " · ".join(_e(r[i]) for i in labels) or _e(columns[value])
+        label = " · ".join(_e(r[i]) for i in labels) or _e((headers or columns)[value])
         cells.append(f"<tr><td>{label}</td><td align='right'><b>{_number(r[value])}</b></td></tr>")
     more = f"<tr><td colspan='2'><i>… {len(rows) - MAX_KEY_ROWS:,} more in the table</i></td></tr>" \
         if len(rows) > MAX_KEY_ROWS else ""
@@ -81,11 +85,16 @@ def lowered_reasons(features: List[dict]) -> List[str]:
     return out
 
 
-def answer_html(shown: Any) -> str:
-    """The answer as rich text: everything a user needs to judge it, most important first."""
+def answer_html(shown: Any, wording: Any = None) -> str:
+    """The answer as rich text: everything a user needs to judge it, most important first.
+
+    `wording` (ui.wording.Wording for the pack) words ask-backs, repairs and headers in the pack's labels."""
     a, entry = shown.answer, shown.entry
     colour = STATUS_COLOURS.get(a.status, "#57606a")
-    parts = [f"<p style='font-size:11pt'>{_e(a.answer)}</p>"]
+    sentence = wording.ask_back(a) if wording is not None else a.answer
+    parts = [f"<p style='font-size:11pt'>{_e(sentence)}</p>"]
+    if a.status == "clarify" and not a.clarify:
+        parts.append(f"<p><a href='{HELP_LINK}'>What can I ask?</a></p>")
     if shown.follow_up_of:
         parts.append(f"<p style='color:#0969da'>↳ Follow-up of: “{_e(shown.follow_up_of.get('question'))}”</p>")
     meta = [f"<span style='color:{colour}'><b>{_e(STATUS_LABELS.get(a.status, a.status))}</b></span>"]
@@ -94,7 +103,8 @@ def answer_html(shown: Any) -> str:
     if a.confidence is not None:
         meta.append(f"confidence <b>{a.confidence:.2f}</b> ({confidence_label(a.confidence)})")
     parts.append("<p>" + " · ".join(meta) + "</p>")
-    parts.append(key_numbers(a.columns, a.rows, a.geometry_column))
+    headers = wording.headers(a.columns, a.frame) if wording is not None else None
+    parts.append(key_numbers(a.columns, a.rows, a.geometry_column, headers))
     lowered = [f for f in a.features if f.get("value")]
     if a.features:
         items = [f"<li style='color:#9a6700'>− {_e(text)}</li>" for text in lowered_reasons(lowered)]
@@ -103,8 +113,8 @@ def answer_html(shown: Any) -> str:
             items.append(f"<li style='color:#57606a'>✓ {'; '.join(fine)}</li>")
         parts.append("<p><b>Why this confidence</b></p><ul style='margin-top:0'>" + "".join(items) + "</ul>")
     if a.repairs:
-        items = [f"<li><code>{_e(r.get('code'))}</code> {_e(r.get('path'))}: {_e(r.get('before'))} → "
-                 f"<b>{_e(r.get('after'))}</b> <i>({_e(r.get('reason'))})</i></li>" for r in a.repairs]
+        items = [f"<li>{_e(wording.repair(r, a.frame) if wording is not None else r.get('reason'))}</li>"
+                 for r in a.repairs]
         parts.append("<p><b>Repairs made</b></p><ul style='margin-top:0'>" + "".join(items) + "</ul>")
     notes = list(a.notes or [])
     presented = getattr(shown, "presented", None)
@@ -126,6 +136,7 @@ def details_text(shown: Any) -> str:
     timings = ", ".join(f"{k} {v:.0f} ms" for k, v in (a.timings_ms or {}).items())
     sections = [("SQL (checked by the guard)", a.sql or "(none)"),
                 ("Frame", json.dumps(a.frame, indent=2, default=str)),
+                ("Repairs (as recorded)", json.dumps(a.repairs, indent=2, default=str) if a.repairs else "(none)"),
                 ("Plan (DAG)", "\n".join(f"{n.get('id')}: {n.get('op')}({', '.join(n.get('inputs') or [])}) "
                                          f"{json.dumps(n.get('params'), default=str)}" for n in a.plan) or "(none)"),
                 ("Guard", json.dumps(a.guard, indent=2, default=str)),
@@ -138,6 +149,7 @@ class AnswerView(QWidget):
     """Shows one answer; clarification choices are buttons that re-ask the question with the choice."""
 
     choice_clicked = pyqtSignal(str, str)  # what the question said, what the user chose
+    link_clicked = pyqtSignal(str)         # a mapask: link in the text ("What can I ask?", an example)
 
     def __init__(self, parent: Optional[QWidget] = None) -> None:
         super().__init__(parent)
@@ -146,6 +158,7 @@ class AnswerView(QWidget):
         self.text = QTextBrowser(self)
         self.text.setObjectName("answerText")
         self.text.setOpenLinks(False)
+        self.text.anchorClicked.connect(lambda url: self.link_clicked.emit(url.toString()))
         self.choices = QWidget(self)
         self.choices.setObjectName("clarifyChoices")
         self.choice_grid = QGridLayout(self.choices)
@@ -159,9 +172,14 @@ class AnswerView(QWidget):
         self.text.setHtml(f"<p style='color:#57606a'>{_e(message)}</p>" if message else "")
         self._set_choices([])
 
-    def show_answer(self, shown: Any) -> None:
-        self.text.setHtml(answer_html(shown))
+    def show_answer(self, shown: Any, wording: Any = None) -> None:
+        self.text.setHtml(answer_html(shown, wording))
         self._set_choices(shown.answer.clarify or [])
+
+    def show_html(self, text: str) -> None:
+        """Rich text of the dock's own (the pack's description), in place of an answer."""
+        self.text.setHtml(text)
+        self._set_choices([])
 
     def _set_choices(self, clarify: List[dict]) -> None:
         self.choice_buttons = []
@@ -172,15 +190,21 @@ class AnswerView(QWidget):
         row = 0
         for item in clarify[:2]:
             said = str(item.get("text", ""))
-            self.choice_grid.addWidget(QLabel(f"“{said}” could mean:", self.choices), row, 0, 1, 2)
+            label = QLabel(f"“{said}” could mean:", self.choices)
+            label.setTextFormat(Qt.PlainText)
+            self.choice_grid.addWidget(label, row, 0, 1, 2)
             row += 1
-            for i, choice in enumerate(item.get("choices", [])[:MAX_CHOICES]):
-                button = QPushButton(str(choice), self.choices)
+            choices = [str(c) for c in item.get("choices", [])[:MAX_CHOICES]]
+            # two buttons a row when the names are short; a long one would be cut at the button's edges
+            per_row = 1 if any(len(c) > TWO_COLUMN_CHARS for c in choices) else 2
+            for i, choice in enumerate(choices):
+                # '&' marks a shortcut key in a button's text: 'Raymond St & Richdale Ave' lost its '&'
+                button = QPushButton(choice.replace("&", "&&"), self.choices)
                 button.setToolTip(f"Ask again with “{choice}” for “{said}”")
-                button.clicked.connect(lambda _=False, s=said, c=str(choice): self.choice_clicked.emit(s, c))
-                self.choice_grid.addWidget(button, row + i // 2, i % 2)
+                button.clicked.connect(lambda _=False, s=said, c=choice: self.choice_clicked.emit(s, c))
+                self.choice_grid.addWidget(button, row + i // per_row, i % per_row, 1, 3 - per_row)
                 self.choice_buttons.append(button)
-            row += (len(item.get("choices", [])[:MAX_CHOICES]) + 1) // 2
+            row += (len(choices) + per_row - 1) // per_row
         self.choices.setVisible(bool(self.choice_buttons))
 
 

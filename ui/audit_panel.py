@@ -22,21 +22,27 @@ from qgis.PyQt.QtWidgets import (
 )
 
 from ..plugin.core.audit import replay_summary
+from .wording import wording_for
 
 FILTERS = [("All", None, None), ("Answered", "answered", None), ("Asked back", "clarify", None),
            ("Refused", "refused", None), ("Errors", "error", None), ("Approved", None, "approved"),
            ("Rejected", None, "rejected"), ("Not reviewed", None, "unreviewed")]
 MARKS = {"approved": "✔", "rejected": "✘", None: "•"}
+STATUS_WORDS = {"answered": "answered", "clarify": "asked back", "refused": "refused", "error": "error"}
 
 
 def _e(v: Any) -> str:
     return html.escape("" if v is None else str(v))
 
 
-def entry_html(entry: dict, follow_up_question: Optional[str] = None) -> str:
-    """Everything recorded about one question, for a reviewer; the raw record when part of it has an odd shape."""
+def entry_html(entry: dict, follow_up_question: Optional[str] = None, layer_names: Optional[List[str]] = None,
+               wording: Any = None) -> str:
+    """Everything recorded about one question, for a reviewer; the raw record when part of it has an odd shape.
+
+    `layer_names`: the entry's layers still in the project, by name (the ids are QGIS's own business);
+    `wording` (ui.wording.Wording) says the repairs in the pack's labels."""
     try:
-        return _entry_html(entry, follow_up_question)
+        return _entry_html(entry, follow_up_question, layer_names or [], wording)
     except Exception as err:  # a hand-edited record can break any assumption; the reviewer must still see it
         return raw_entry_html(entry, err)
 
@@ -48,17 +54,23 @@ def raw_entry_html(entry: Any, err: Exception) -> str:
             f"({_e(type(err).__name__)}: {_e(err)}).</p><pre>{_e(text)}</pre>")
 
 
-def _entry_html(entry: dict, follow_up_question: Optional[str]) -> str:
+def _entry_html(entry: dict, follow_up_question: Optional[str], layer_names: List[str], wording: Any) -> str:
     review = entry.get("review") or {}
+    # the ids are not shown, but ids of another shape mean a hand edit the reviewer must see as recorded
+    for i, layer_id in enumerate(entry.get("layer_ids") or []):
+        if not isinstance(layer_id, str):
+            raise TypeError(f"layer_ids[{i}] should be text")
     rows = [("Asked", entry.get("time")), ("Question", entry.get("question")),
-            ("Follow-up of", follow_up_question), ("Status", entry.get("status")), ("Answer", entry.get("answer")),
+            ("Follow-up of", follow_up_question), ("Status", STATUS_WORDS.get(entry.get("status"), entry.get("status"))),
+            ("Answer", wording.strip_description(entry.get("answer") or "") if wording else entry.get("answer")),
             ("Rows", f"{entry.get('row_count', 0):,}" + (" (capped)" if entry.get("truncated") else "")),
             ("Confidence", entry.get("confidence")), ("Error", entry.get("error")),
             ("Pack", "{id} {version} (hash {hash})".format(**{"id": "", "version": "", "hash": "",
                                                                 **(entry.get("pack") or {})})),
             ("Model", entry.get("model") or "none (rules interpreter)"), ("Connection", entry.get("connection")),
             ("Frame hash", entry.get("frame_hash")), ("Result hash", entry.get("result_hash")),
-            ("Layers", ", ".join(entry.get("layer_ids") or []))]
+            ("On the map", ", ".join(layer_names) if layer_names else
+             "its layers are no longer in this project" if entry.get("layer_ids") else None)]
     out = ["<table cellpadding='2'>"]
     out += [f"<tr><td valign='top'><b>{k}</b></td><td>{_e(v)}</td></tr>" for k, v in rows if v not in (None, "")]
     out.append("</table>")
@@ -75,9 +87,15 @@ def _entry_html(entry: dict, follow_up_question: Optional[str]) -> str:
                    f"<span style='color:{colour}'>{_e(replay_summary(entry, r))}</span></p>")
     if entry.get("promoted"):
         out.append(f"<p>Promoted to an example in {_e(entry['promoted'].get('path'))}</p>")
-    for title, key in (("Repairs", "repairs"), ("Notes", "notes")):
-        if entry.get(key):
-            out.append(f"<p><b>{title}</b></p><pre>{_e(json.dumps(entry[key], indent=1, default=str))}</pre>")
+    if entry.get("repairs"):
+        frame = entry.get("frame") if isinstance(entry.get("frame"), dict) else None
+        lines = [(wording.repair(r, frame) if wording else str(r.get("reason", ""))) if isinstance(r, dict)
+                 else str(r) for r in entry["repairs"]]
+        out.append("<p><b>Repairs</b></p><ul style='margin-top:0'>" + "".join(f"<li>{_e(x)}</li>" for x in lines)
+                   + "</ul>")
+    if entry.get("notes"):
+        out.append("<p><b>Notes</b></p><ul style='margin-top:0'>" + "".join(f"<li>{_e(n)}</li>" for n in entry["notes"])
+                   + "</ul>")
     for title, key in (("SQL", "sql"), ("Frame", "frame"), ("Plan (DAG)", "plan"), ("Guard", "guard"),
                        ("Timings (ms)", "timings_ms"), ("Confidence features", "features"),
                        ("Model judge (what it read and replied)", "judge"), ("Planner cost", "cost")):
@@ -159,14 +177,17 @@ class AuditPanel(QWidget):
 
     def refresh(self) -> None:
         current = self.current_id()
+        wording = wording_for(self.session)
         self.list.blockSignals(True)
         self.list.clear()
         for e in self.visible_entries():
             verdict = (e.get("review") or {}).get("status")
             when = str(e.get("time", ""))[:16].replace("T", " ")
-            item = QListWidgetItem(f"{MARKS.get(verdict, '•')} {when} · {e.get('status')} · {e.get('question')}")
+            status = STATUS_WORDS.get(e.get("status"), e.get("status"))
+            item = QListWidgetItem(f"{MARKS.get(verdict, '•')} {when} · {e.get('question')} · {status}")
             item.setData(Qt.UserRole, e["id"])
-            item.setToolTip(str(e.get("answer", "")))
+            answer = str(e.get("answer", ""))
+            item.setToolTip(wording.strip_description(answer) if wording is not None else answer)
             self.list.addItem(item)
             if e["id"] == current:
                 self.list.setCurrentItem(item)
@@ -202,7 +223,11 @@ class AuditPanel(QWidget):
                 follow = self.session.audit.store.get(e["follow_up_of"]).get("question")
             except Exception:
                 follow = f"(entry {e['follow_up_of']}, not in this history)"
-        self.detail.setHtml(entry_html(e, follow) if e else
+        try:
+            names = [layer.name() for layer in self.session.layers_of(e)] if e else []
+        except Exception:  # hand-edited layer ids of another shape: the entry is still shown
+            names = []
+        self.detail.setHtml(entry_html(e, follow, names, wording_for(self.session)) if e else
                             f"<p style='color:#57606a'>{self.tr('No questions recorded in this project yet.')}</p>")
         self._update_buttons()
 

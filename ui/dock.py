@@ -3,7 +3,7 @@
 import re
 from typing import Any, Optional
 
-from qgis.core import Qgis, QgsProject
+from qgis.core import QgsProject
 from qgis.gui import QgsDockWidget
 from qgis.PyQt import sip
 from qgis.PyQt.QtCore import Qt
@@ -28,21 +28,25 @@ from ..plugin.core.text import language
 from ..plugin.qgis import settings as settings_mod
 from ..plugin.qgis.connections import connection_names
 from ..plugin.qgis.export import export_csv, export_gpkg, export_png
+from ..plugin.qgis.logins import ProjectLogins
 from ..plugin.qgis.present import context_layers
 from ..plugin.qgis.results import combined_extent, select_matching, zoom_to
 from ..plugin.qgis.session import Session
 from ..plugin.qgis.tasks import STAGE_LABELS
-from .answer_view import AnswerView, DetailsView
+from .answer_view import EXAMPLE_LINK, HELP_LINK, AnswerView, DetailsView
 from .audit_panel import AuditPanel
+from .messages import Messages
 from .question_edit import QuestionEdit
 from .result_views import ChartView, make_table, show_rows
 from .settings_dialog import SettingsDialog
+from .wording import wording_for
 
 def _alive(layer: Any) -> bool:
     """False once the user has removed the layer from the project (its C++ object is gone)."""
     return layer is not None and not sip.isdeleted(layer)
 
 
+LOGIN_SECONDS = 60  # long enough to read and act on, after closing QGIS's own password dialog
 EXPORT_FILTERS = {"gpkg": "GeoPackage (*.gpkg)", "csv": "CSV (*.csv)", "png": "PNG image (*.png)"}
 
 
@@ -58,6 +62,10 @@ class MapAskDock(QgsDockWidget):
         self.setObjectName(self.OBJECT_NAME)
         self.iface = iface
         self.session = Session(iface)
+        self.messages = Messages(iface, self)
+        # a reviewer opening someone else's project: say which database wants a password and where to keep it
+        self.logins = ProjectLogins(self.session.project,
+                                    lambda text: self.notify(text, True, "connection", LOGIN_SECONDS))
         self._last_follow_up = False
         body = QWidget(self)
         layout = QVBoxLayout(body)
@@ -93,6 +101,12 @@ class MapAskDock(QgsDockWidget):
         self.follow_up.setSizePolicy(QSizePolicy.Ignored, self.follow_up.sizePolicy().verticalPolicy())
         self.follow_up.setToolTip(self.tr("Refine the previous answer (\"only at night\", \"now for 2016\")"))
         row.addWidget(self.follow_up, 1)
+        # the pack's description, shown on request rather than appended to every ask-back
+        self.help_link = QLabel(f"<a href='{HELP_LINK}'>{self.tr('What can I ask?')}</a>", body)
+        self.help_link.setObjectName("helpLink")
+        self.help_link.setToolTip(self.tr("What this knowledge pack holds, and questions to start from"))
+        self.help_link.linkActivated.connect(self._link)
+        row.addWidget(self.help_link)
         self.ask_button = QPushButton(self.tr("Ask"), body)
         self.ask_button.setDefault(True)
         self.cancel_button = QPushButton(self.tr("Cancel"), body)
@@ -152,7 +166,8 @@ class MapAskDock(QgsDockWidget):
         self.zoom_button.clicked.connect(self.zoom_to_result)
         self.table.doubleClicked.connect(self._zoom_to_selection)
         self.answer_view.choice_clicked.connect(self.choose)
-        self.audit_panel.message.connect(lambda text, bad: self.notify(text, bad))
+        self.answer_view.link_clicked.connect(self._link)
+        self.audit_panel.message.connect(lambda text, bad: self.notify(text, bad, "history"))
         self.session.busy.connect(self._busy)
         self.session.stage.connect(self._stage)
         self.session.answered.connect(self.show_answer)
@@ -209,7 +224,12 @@ class MapAskDock(QgsDockWidget):
     def ask(self, question: Optional[str] = None, follow_up: Optional[bool] = None) -> Any:
         """Start answering `question` (default: the question box); returns the task, or None with a message."""
         q = question or self.question_edit.question()
+        if self.session.task is not None:  # Enter in the question box while a question runs: its answer stays
+            self.notify(self.tr("MapAsk is still answering the previous question; press Cancel to stop it."), True)
+            return None
         if not q:
+            self.tabs.setCurrentIndex(self.TAB_ANSWER)
+            self.answer_view.clear(self._empty_question_line())
             return None
         follow = self.follow_up.isChecked() if follow_up is None else follow_up
         try:
@@ -218,10 +238,34 @@ class MapAskDock(QgsDockWidget):
             self.answer_view.clear(str(err))
             self.notify(str(err), True)
             return None
+        self.messages.clear("ask")  # a problem with an earlier question is no longer news
         self._last_follow_up = follow
         self.question_edit.set_history(self.session.settings.history)
         self.answer_view.clear(self.tr("Working on: ") + q)
         return task
+
+    def _empty_question_line(self) -> str:
+        wording = wording_for(self.session)
+        example = wording.example_for("") if wording is not None else ""
+        return (self.tr("Type a question first, for example: ") + example if example else
+                self.tr("Type a question first."))
+
+    def _link(self, link: str) -> None:
+        """A mapask: link: the pack's description, or one of its example questions put in the question box."""
+        if link == HELP_LINK:
+            self.show_help()
+        elif link.startswith(EXAMPLE_LINK):
+            self.question_edit.setPlainText(link[len(EXAMPLE_LINK):])
+            self.question_edit.setFocus()
+
+    def show_help(self) -> None:
+        """What the pack can answer ("What can I ask?"): shown only when asked for."""
+        self.tabs.setCurrentIndex(self.TAB_ANSWER)
+        wording = wording_for(self.session)
+        if wording is None:
+            self.answer_view.clear(self.tr("No knowledge pack can be read yet: choose one in MapAsk's settings."))
+        else:
+            self.answer_view.show_html(wording.help_html())
 
     def choose(self, said: str, choice: str) -> None:
         """A clarification choice: the same question, with what was said replaced by the choice."""
@@ -258,12 +302,14 @@ class MapAskDock(QgsDockWidget):
     # ---- showing
     def show_answer(self, shown: Any) -> None:
         a = shown.answer
-        self.answer_view.show_answer(shown)
+        wording = wording_for(self.session)
+        headers = wording.headers(a.columns, a.frame) if wording is not None else None
+        self.answer_view.show_answer(shown, wording)
         self.details.show_answer(shown)
         self.rows_model = show_rows(self.table, a.columns if a.status == "answered" else [],
-                                    a.rows if a.status == "answered" else [], a.geometry_column)
+                                    a.rows if a.status == "answered" else [], a.geometry_column, headers)
         self.table.selectionModel().selectionChanged.connect(self._table_selection)
-        charted = self.chart.show_answer(a if a.status == "answered" else None)
+        charted = self.chart.show_answer(a if a.status == "answered" else None, headers)
         self.tabs.setTabEnabled(self.TAB_CHART, charted)
         self.tabs.setCurrentIndex(self.TAB_ANSWER)
         self.follow_up.setChecked(False)
@@ -271,6 +317,8 @@ class MapAskDock(QgsDockWidget):
         self.audit_panel.select(shown.entry["id"])
         if a.status == "error":
             self.notify(a.answer, True)
+        else:
+            self.messages.clear("ask")
 
     def _table_selection(self, *_args: Any) -> None:
         """Rows picked in the table are selected on the map; double-click zooms to them."""
@@ -293,7 +341,7 @@ class MapAskDock(QgsDockWidget):
 
     def _replayed(self, record: dict, answer: Any) -> None:
         # the summary compares statuses for a question that was not answered, hashes for one that was
-        self.notify(self.tr("Replay: ") + record["summary"], not record["match"] or bool(record["notes"]))
+        self.notify(self.tr("Replay: ") + record["summary"], not record["match"] or bool(record["notes"]), "replay")
         self.audit_panel.refresh()
 
     def _update_state(self) -> None:
@@ -301,9 +349,8 @@ class MapAskDock(QgsDockWidget):
         self.follow_up.setEnabled(prev is not None)
         if prev is None:
             self.follow_up.setText(self.tr("Follow-up (ask a question first)"))
-        else:  # a refinement of a refinement names both questions
-            chain = [prev.follow_up_of.get("question", "")] if prev.follow_up_of else []
-            chain.append(prev.answer.question)
+        else:  # a refinement of a refinement names every question it refines
+            chain = self.session.chain(prev.entry)
             full = self.tr("Follow-up of: ") + " + ".join(f"“{q}”" for q in chain)
             # the whole chain in the tooltip; the box shows what fits, so a long question never widens the dock
             self.follow_up.setToolTip(full)
@@ -313,10 +360,9 @@ class MapAskDock(QgsDockWidget):
         self.zoom_button.setEnabled(has_layers)
         self.export_button.setEnabled(bool(last and last.answer.status == "answered"))
 
-    def notify(self, text: str, problem: bool = False) -> None:
-        if self.iface is not None:
-            level = Qgis.Warning if problem else Qgis.Info
-            self.iface.messageBar().pushMessage("MapAsk", text, level, 6)
+    def notify(self, text: str, problem: bool = False, kind: str = "ask", seconds: Optional[int] = None) -> None:
+        """One current message per kind in QGIS's message bar: a newer one replaces it, an expired one stays gone."""
+        self.messages.push(kind, text, problem, seconds)
 
     def zoom_to_result(self) -> None:
         last = self.session.last
@@ -350,9 +396,9 @@ class MapAskDock(QgsDockWidget):
                     crs = layers[0].crs()
                 export_png(path, last.entry, layers, crs, None, background)
         except Exception as err:
-            self.notify(f"Export failed: {err}", True)
+            self.notify(self.tr("Export failed: ") + str(err), True, "export")
             return None
-        self.notify(f"Exported to {path}")
+        self.notify(self.tr("Exported to ") + path, False, "export")
         return path
 
     # ---- project life cycle
@@ -363,18 +409,25 @@ class MapAskDock(QgsDockWidget):
     def _save_failed(self, text: str) -> None:
         self.save_warning.setText(text)
         self.save_warning.show()
-        self.notify(text, True)
+        self.notify(text, True, "save")
 
     def project_read(self) -> None:
         self.save_warning.hide()  # it was about the project that was open before
+        self.messages.clear()
         self.session.reset()
         self.session.audit.load()
         self._update_state()
+        ids = [i for e in self.session.audit.store.entries for i in (e.get("layer_ids") or []) if isinstance(i, str)]
+        failed = self.logins.report(ids)
+        if failed:
+            self.notify(failed, True, "connection", LOGIN_SECONDS)
 
     def reset(self) -> None:
         """Forget the current question and history; called when QGIS starts a new or other project."""
         self.question_edit.clear()
         self.save_warning.hide()
+        self.messages.clear()
+        self.logins.reset()  # QGIS clears the project before reading the next one
         self.session.reset()
         self.answer_view.clear()
         self.details.show_answer(None)
@@ -385,3 +438,5 @@ class MapAskDock(QgsDockWidget):
     def shutdown(self) -> None:
         """Plugin unload: stop a running question first, so nothing calls back into a deleted dock."""
         self.session.shutdown()
+        self.logins.close()
+        self.messages.clear()

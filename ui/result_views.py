@@ -18,10 +18,14 @@ MIN_LAYOUT_PX = (200, 150)
 class RowsModel(QAbstractTableModel):
     """Read-only rows of an answer; numbers sort as numbers."""
 
-    def __init__(self, columns: List[str], rows: List[list], hidden: Optional[str] = None) -> None:
+    def __init__(self, columns: List[str], rows: List[list], hidden: Optional[str] = None,
+                 headers: Optional[List[str]] = None) -> None:
         super().__init__()
         self.keep = [i for i, c in enumerate(columns) if c != hidden]
         self.columns = [columns[i] for i in self.keep]
+        # the pack's labels ('town'), not the database's column names ('city_town_name')
+        named = headers if headers is not None and len(headers) == len(columns) else columns
+        self.headers = [named[i] for i in self.keep]
         self.rows = rows
 
     def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802 (Qt API)
@@ -44,7 +48,9 @@ class RowsModel(QAbstractTableModel):
 
     def headerData(self, section: int, orientation: int, role: int = Qt.DisplayRole) -> Any:  # noqa: N802
         if role == Qt.DisplayRole:
-            return self.columns[section] if orientation == Qt.Horizontal else str(section + 1)
+            return self.headers[section] if orientation == Qt.Horizontal else str(section + 1)
+        if role == Qt.ToolTipRole and orientation == Qt.Horizontal:
+            return self.columns[section]  # the column's own name, for whoever reads the SQL
         return None
 
 
@@ -58,8 +64,9 @@ def make_table(parent: QWidget) -> QTableView:
     return view
 
 
-def show_rows(view: QTableView, columns: List[str], rows: List[list], hidden: Optional[str]) -> RowsModel:
-    model = RowsModel(columns, rows, hidden)
+def show_rows(view: QTableView, columns: List[str], rows: List[list], hidden: Optional[str],
+              headers: Optional[List[str]] = None) -> RowsModel:
+    model = RowsModel(columns, rows, hidden, headers)
     proxy = QSortFilterProxyModel(view)
     proxy.setSourceModel(model)
     proxy.setSortRole(Qt.UserRole)
@@ -78,8 +85,10 @@ class ChartData:
     ylabel: str
 
 
-def chart_data(answer: Any) -> Optional[ChartData]:
-    """What to chart for an aggregated answer: a line for trends, bars for comparisons and rankings."""
+def chart_data(answer: Any, headers: Optional[List[str]] = None) -> Optional[ChartData]:
+    """What to chart for an aggregated answer: a line for trends, bars for comparisons and rankings.
+
+    `headers`: the columns in plain words (the value axis is labelled with the measure's)."""
     cols, rows = list(answer.columns), answer.rows
     if answer.geometry_column or len(rows) < 2:
         return None
@@ -95,6 +104,8 @@ def chart_data(answer: Any) -> Optional[ChartData]:
         return None
     labels = [" · ".join("" if r[i] is None else str(r[i]) for i in label_idx) for r in rows]
     values = [float(r[vi] or 0) for r in rows]
+    if headers is not None and len(headers) == len(cols):
+        value = headers[vi]
     frame = answer.frame or {}
     trend = frame.get("intent") == "trend" or any(g.get("kind") == "time" for g in frame.get("group_by") or [])
     if trend:
@@ -132,9 +143,9 @@ class ChartView(QWidget):
         self.layout_.addWidget(self.canvas, 1)
         self.show_answer(None)
 
-    def show_answer(self, answer: Any) -> bool:
+    def show_answer(self, answer: Any, headers: Optional[List[str]] = None) -> bool:
         """Draw the chart for `answer`; False (and a short message) when there is nothing to chart."""
-        self.data = chart_data(answer) if answer is not None else None
+        self.data = chart_data(answer, headers) if answer is not None else None
         if self.figure is None:
             return False
         self.figure.clear()

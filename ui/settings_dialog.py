@@ -9,6 +9,7 @@ from qgis.PyQt.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -62,29 +63,35 @@ class SettingsDialog(QDialog):
         server_row.addWidget(self.model_server)
         server_row.addWidget(self.model_url, 1)
         model_box.addLayout(server_row)
-        self.model_judge = QCheckBox(self.tr("Let the model check each answer (it can only lower the confidence)"), self)
+        self.model_judge = QCheckBox(self.tr("Let the model check each answer"), self)
         self.model_judge.setObjectName("modelJudge")
         self.model_judge.setChecked(settings.model_judge)
         model_box.addWidget(self.model_judge)
-        note = QLabel(self.tr("The model only interprets and comments; every query is still checked and run "
-                              "read-only, and the rules answer stands unless the rules cannot answer."), self)
+        note = QLabel(self.tr("The model only interprets and comments: its check can only lower the confidence, "
+                              "every query is still checked and run read-only, and the rules answer stands unless "
+                              "the rules cannot answer."), self)
+        note.setObjectName("modelNote")
         note.setWordWrap(True)
         note.setStyleSheet("color: #57606a")
         model_box.addWidget(note)
-        form.addRow(self.tr("Model"), model_box)
+        # a box of its own, not a form row: a wrapped label nested in a QFormLayout row is given the height of
+        # one line (Qt does not pass height-for-width through it), which clipped this note
+        model_group = QGroupBox(self.tr("Model"), self)
+        model_group.setLayout(model_box)
         {"gguf": self.model_gguf, "server": self.model_server}.get(settings.model_kind, self.model_none).setChecked(True)
 
+        limits = QFormLayout()
         self.row_cap = QSpinBox(self)
         self.row_cap.setRange(1, 1_000_000)
         self.row_cap.setValue(settings.row_cap)
-        form.addRow(self.tr("Row cap"), self.row_cap)
+        limits.addRow(self.tr("Row cap"), self.row_cap)
         self.timeout = QSpinBox(self)
         self.timeout.setRange(1, 3600)
         self.timeout.setSuffix(" s")
         self.timeout.setValue(settings.timeout_s)
-        form.addRow(self.tr("Query time limit"), self.timeout)
+        limits.addRow(self.tr("Query time limit"), self.timeout)
         # off by default: the planner's estimate is a rough unit-less number; the time limit is the real bound
-        self.cost_gate = QCheckBox(self.tr("Refuse queries the planner estimates above"), self)
+        self.cost_gate = QCheckBox(self.tr("Refuse queries estimated above"), self)
         self.cost_gate.setObjectName("costGate")
         self.cost_gate.setChecked(settings.cost_gate)
         self.cost_limit = QSpinBox(self)
@@ -98,17 +105,24 @@ class SettingsDialog(QDialog):
         cost_row = QHBoxLayout()
         cost_row.addWidget(self.cost_gate)
         cost_row.addWidget(self.cost_limit, 1)
-        form.addRow(self.tr("Cost limit"), cost_row)
+        limits.addRow(self.tr("Cost limit"), cost_row)
 
         buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, self)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
-        layout.addWidget(QLabel(self.tr("Passwords are never stored by MapAsk: they stay in QGIS's saved "
-                                        "connection or its authentication database."), self))
+        layout.addWidget(model_group)
+        layout.addLayout(limits)
+        passwords = QLabel(self.tr("Passwords are never stored by MapAsk: they stay in QGIS's saved "
+                                   "connection or its authentication database."), self)
+        passwords.setObjectName("passwordNote")
+        passwords.setWordWrap(True)
+        layout.addWidget(passwords)
+        layout.addStretch(1)
         layout.addWidget(buttons)
-        self.resize(560, 0)
+        self.setSizeGripEnabled(True)
+        self.resize(560, self.sizeHint().height())
 
     def result_settings(self) -> Settings:
         s = self.settings

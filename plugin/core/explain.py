@@ -1,6 +1,8 @@
 """Plain-language answer: one sentence with the key numbers and one honest caveat."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .frame import Frame
 from .pack import Pack
 from .text import language
@@ -18,14 +20,44 @@ def _lab(v) -> str:
     return str(v).strip() if v is not None else "(none)"
 
 
+@lru_cache(maxsize=8)
+def _word_order(code: str) -> tuple[frozenset, tuple]:
+    lang = language(code)
+    return frozenset(lang.get("after_noun_prepositions") or []), tuple(lang.get("after_noun_joiner") or ())
+
+
+def _placed(pack: Pack, preds: list) -> tuple[list[str], list[str]]:
+    """Conditions said before the records' noun ('fatal crashes') and after it ('crashes with injuries', 'at night')."""
+    preps, joiner = _word_order(pack.raw.get("language", "en"))
+    before, after, joined = [], [], []
+    for p in preds:
+        text = " ".join(p.text.split())
+        concept = pack.concepts.get(p.concept) if p.concept else None
+        # the pack's own word with a preposition before what was said: 'injuries' -> 'with injuries'
+        said = sorted((w for w in (concept.words if concept else []) if w.endswith(" " + text.lower())
+                       and w.split()[0] in preps), key=len)
+        if text.split()[0].lower() in preps:
+            after.append(text)
+        elif said:
+            after.append(said[0])
+        elif len(text.split()) == 1 or len(joiner) < 2:
+            before.append(text)
+        else:
+            joined.append(text)
+    if joined:  # 'with wet roads and head on collisions'
+        after.insert(0, f"{joiner[0]} " + f" {joiner[1]} ".join(joined))
+    return before, after
+
+
 def describe(pack: Pack, f: Frame, one: bool = False) -> str:
     """'pedestrian crashes within 150 m of schools in 2015' from the frame (`one`: a single record)."""
     ent = pack.entity(f.target)
     after = ("area_attr", "near_place")  # said after the records: 'in towns with ...', 'within 50 m of X'
     place_fields = {pf.get("field"): key for key, pf in ent.places.items()}
     places = [p for p in f.filters if p.field in place_fields and p.op == "in" and p.text]  # 'middlesex': a place
-    words = [p.text for p in f.filters if p.text and p.op not in after and p not in places and not p.negate]
-    parts = [(" ".join(words) + " " if words else "") + (ent.label if one else ent.plural)]
+    pre, post = _placed(pack, [p for p in f.filters if p.text and p.op not in after and p not in places
+                               and not p.negate])
+    parts = [(" ".join(pre) + " " if pre else "") + (ent.label if one else ent.plural)] + post
     parts += [p.text + "," for p in f.filters if p.negate and p.text]  # 'crashes excluding rear-ends, in ...'
     if f.near:
         sup = pack.entity(f.near.entity)

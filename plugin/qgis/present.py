@@ -9,6 +9,7 @@ from ..core.layer_sql import LayerSpec, context_specs, plan_layers
 from ..core.pack import Pack
 from .connections import layer_uri
 from .results import (
+    NAME_CHARS,
     apply_context_style,
     add_to_project,
     layer_name,
@@ -30,19 +31,45 @@ class Presented:
     match_column: Optional[str] = None  # the answer's column that finds a table row's feature on the map
 
 
+CHAIN_SEPARATOR = " → "
+MIN_PART_CHARS = 16
+
+
+def _shorten(text: str, chars: int) -> str:
+    text = " ".join(text.split())
+    if len(text) <= chars:
+        return text
+    cut = text[:chars].rsplit(" ", 1)[0] or text[:chars]
+    return cut + "…"
+
+
+def chain_title(questions: List[str], limit: int = NAME_CHARS) -> str:
+    """A follow-up's name with what it refines ('crashes in cambridge → only in 2016'); earlier questions shorten first.
+
+    A follow-up alone ('only in 2016') names nothing a reader of the Layers panel can place."""
+    questions = [" ".join(q.split()) for q in questions if q and q.strip()]
+    if len(questions) <= 1:
+        return questions[0] if questions else ""
+    last, earlier = questions[-1], questions[:-1]
+    room = limit - len(last) - len(CHAIN_SEPARATOR) * len(earlier)
+    each = max(MIN_PART_CHARS, room // len(earlier))
+    return CHAIN_SEPARATOR.join([_shorten(q, each) for q in earlier] + [last])
+
+
 def build_layers(answer: Any, entry: dict, pack: Pack, connection: Optional[str] = None,
-                 executor: Any = None, row_cap: int = 5000) -> Presented:
-    """Make (but do not add) the answer's layers.
+                 executor: Any = None, row_cap: int = 5000, title: Optional[str] = None) -> Presented:
+    """Make (but do not add) the answer's layers, named after `title` (default: the entry's question).
 
     With a saved QGIS connection the layers are PostGIS query layers over the guard-checked SQL, so
     they are saved with the project and reopen live. Without one (the CLI) the same checked SQL is run
     through the read-only executor and the rows become memory layers.
     """
     out = Presented()
+    title = title or entry.get("question", "")
     plan = plan_layers(answer, pack, row_cap)
     out.notes += plan.skipped
     for spec in plan.specs:
-        name = layer_name(entry.get("question", ""), "" if spec.role == "result" else spec.title)
+        name = layer_name(title, "" if spec.role == "result" else spec.title)
         try:
             layer = _open(spec, name, pack, connection, executor)
         except Exception as e:  # one layer failing must not lose the answer or the other layers
@@ -56,8 +83,7 @@ def build_layers(answer: Any, entry: dict, pack: Pack, connection: Optional[str]
             out.result = layer
             out.match_column = spec.key if spec.kind == "features" else spec.label_column
         if spec.buffer_m:
-            area = search_area_layer(layer, spec.buffer_m, layer_name(entry.get("question", ""),
-                                                                      f"within {spec.buffer_m:g} m"))
+            area = search_area_layer(layer, spec.buffer_m, layer_name(title, f"within {spec.buffer_m:g} m"))
             if area is not None:
                 set_provenance(area, entry, "search area")
                 out.layers.append(area)
@@ -90,11 +116,13 @@ def _note_unmatched(answer: Any, spec: LayerSpec, layer: QgsVectorLayer, out: Pr
 
 
 def present(answer: Any, entry: dict, pack: Pack, connection: Optional[str], project: QgsProject,
-            canvas: Any = None, executor: Any = None, row_cap: int = 5000) -> Presented:
-    """Build the answer's layers, add them to the MapAsk group (earlier answers switched off), select and zoom to them."""
-    shown = build_layers(answer, entry, pack, connection, executor, row_cap)
+            canvas: Any = None, executor: Any = None, row_cap: int = 5000, title: Optional[str] = None) -> Presented:
+    """Build the answer's layers, add them to the MapAsk group (earlier answers switched off), select and zoom to them.
+
+    `title` names the layers and their group (a follow-up's whole chain); default: the entry's question."""
+    shown = build_layers(answer, entry, pack, connection, executor, row_cap, title)
     if shown.layers:
-        add_to_project(project, shown.layers, entry.get("question", ""))
+        add_to_project(project, shown.layers, title or entry.get("question", ""))
         make_current(project, shown.result or shown.layers[0])
         zoom_to(canvas, shown.layers, project)
     return shown

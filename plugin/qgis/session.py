@@ -16,8 +16,9 @@ from ..core.pipeline import Answer, Pipeline
 from ..core.user_examples import with_user_examples
 from . import settings as settings_mod
 from .connections import dsn_for
-from .present import Presented, present
+from .present import Presented, chain_title, present
 from .project_audit import ProjectAudit
+from .transforms import settle_for_pack
 from .tasks import AskTask
 
 
@@ -198,13 +199,28 @@ class Session(QObject):
         shown = Shown(task.answer, entry, follow_up_of=base.entry if base else None)
         if task.answer.status == "answered":
             canvas = self.iface.mapCanvas() if self.iface is not None else None
+            settle_for_pack(self.project, self.pack().srid, canvas)  # before the layers are first drawn
             shown.presented = present(task.answer, entry, self.pack(), self.settings.connection, self.project,
-                                      canvas, row_cap=self.settings.row_cap)
+                                      canvas, row_cap=self.settings.row_cap, title=chain_title(self.chain(entry)))
             if shown.presented.layers:
                 self.audit.store.update(entry["id"], layer_ids=[l.id() for l in shown.presented.layers])
             self.previous = shown
         self.last = shown
         self.answered.emit(shown)
+
+    def chain(self, entry: dict, most: int = 6) -> List[str]:
+        """The questions a follow-up refines, the first one first, ending with the entry's own question."""
+        out, seen, current = [entry.get("question", "")], {entry.get("id")}, entry
+        while current.get("follow_up_of") and len(out) < most:
+            try:
+                current = self.audit.store.get(current["follow_up_of"])
+            except AuditError:  # the answer it refined was removed from the history
+                break
+            if current.get("id") in seen:
+                break
+            seen.add(current.get("id"))
+            out.insert(0, current.get("question", ""))
+        return out
 
     # ---- review
     def reviewer(self) -> str:

@@ -57,6 +57,11 @@ def wait_idle(dock, timeout: float = 90.0) -> None:
     QCoreApplication.processEvents()
 
 
+def bar_messages(dock, level=None) -> list:
+    """The texts in QGIS's message bar (all of its stack, not only the one on top), of one level or all."""
+    return [item.text() for item in dock.iface.messageBar().items() if level is None or item.level() == level]
+
+
 def ask(dock, question: str, follow_up: bool = False, timeout: float = 90.0):
     """Type the question into the dock, press Ask, wait for the task; returns what the dock shows."""
     dock.question_edit.setPlainText(question)
@@ -111,3 +116,4 @@ def dock(qgis_iface, pg_connection, tmp_path):
     flush()
     QgsProject.instance().clear()
     qgis_iface.messageBar().clear_messages()
+    qgis_iface.messageBar().clearWidgets()

@@ -15,7 +15,7 @@ from xml.sax.saxutils import escape
 
 import pytest
 import yaml
-from mapask_qgis_helpers import CONNECTION, READER, ask, dock, flush, pg_connection, wait_idle  # noqa: F401
+from mapask_qgis_helpers import CONNECTION, READER, ask, bar_messages, dock, flush, pg_connection, wait_idle  # noqa: F401
 from qgis.core import Qgis, QgsProject
 from qgis.PyQt.QtCore import QTimer
 
@@ -148,7 +148,7 @@ def test_reopened_history_is_identical_and_replays_to_the_same_result(dock, tmp_
         assert replay["rerun"] == "frame" and replay["notes"] == [] and replay["pack"]["hash"] == old["pack"]["hash"]
         assert "same result" in panel.detail.toPlainText()
     assert [e["id"] for e in store.entries] == [e["id"] for e in before]  # a replay is not a new question
-    assert any("Replay: same result" in m for m in dock.iface.messageBar().get_messages(Qgis.Info))
+    assert any("Replay: same result" in m for m in bar_messages(dock, Qgis.Info))
 
     save_project(qgz)  # the replays are kept with their entries, in a shape the next opening accepts
     reopen(qgz)
@@ -177,7 +177,7 @@ def test_entries_edited_into_a_wrong_shape_are_set_aside_with_a_warning(dock, tm
     rewrite_qgs(qgz, add_edited_copies)
     raised = []  # an exception in a Qt slot (the panel's refresh) goes to sys.excepthook, not to the test
     monkeypatch.setattr(sys, "excepthook", lambda *exc: raised.append(exc))
-    dock.iface.messageBar().clear_messages()
+    dock.messages.clear()
 
     reopen(qgz)
     store, panel = dock.session.audit.store, dock.audit_panel
@@ -189,7 +189,7 @@ def test_entries_edited_into_a_wrong_shape_are_set_aside_with_a_warning(dock, tm
     assert panel.list.count() == 1 and not panel.problems.isHidden()
     shown = panel.detail.toPlainText()
     assert "top 5 towns with the most crashes" in shown and "No questions recorded" not in shown
-    warnings = dock.iface.messageBar().get_messages(Qgis.Warning)
+    warnings = bar_messages(dock, Qgis.Warning)
     assert any(f"set aside {len(HAND_EDITS)} damaged audit entries" in m and "kept 1" in m for m in warnings), warnings
 
 
@@ -207,7 +207,8 @@ def test_replay_of_questions_that_were_not_answered_compares_their_status(dock):
         assert replay["match"] and replay["summary"] == summary and replay["rerun"] == "question"
         text = panel.detail.toPlainText()
         assert summary in text and "different result" not in text
-    assert any("Replay: still asks back" in m for m in dock.iface.messageBar().get_messages(Qgis.Info))
+    # one replay message at a time: the newer replaces the older
+    assert [m for m in bar_messages(dock, Qgis.Info) if m.startswith("Replay:")] == ["Replay: still refuses"]
 
     # an entry recorded as asking back, whose question the pack answers now
     now = ask(dock, "crashes in springfield")
@@ -247,7 +248,7 @@ def test_replay_names_a_changed_pack_and_connection_and_needs_no_model(dock):
         f"replayed on the connection '{CONNECTION}'; the question was asked on 'Old office db'"]
     text = dock.audit_panel.detail.toPlainText()
     assert "the knowledge pack changed since" in text and "'Old office db'" in text
-    assert any("knowledge pack changed since" in m for m in dock.iface.messageBar().get_messages(Qgis.Warning))
+    assert any("knowledge pack changed since" in m for m in bar_messages(dock, Qgis.Warning))
 
 
 def test_history_exports_as_jsonl_without_secrets(dock, tmp_path):
@@ -346,7 +347,7 @@ def test_disk_full_when_saving_loses_no_audit_entry(dock, full_disk, suffix):
     assert warning.startswith("The project was not saved") and str(path) in warning
     assert "3 questions" in warning and "save again" in warning and "Traceback" not in warning
     assert project.isDirty()                             # QGIS will still ask to save before closing
-    assert any("not saved" in m for m in dock.iface.messageBar().get_messages(Qgis.Warning))
+    assert any("not saved" in m for m in bar_messages(dock, Qgis.Warning))
 
     # the UI stays responsive while the disk is full: events run, the panel lists every entry, Ask works
     fired = []
