@@ -221,8 +221,9 @@ class MapAskDock(QgsDockWidget):
             settings_mod.save(dialog.result_settings())
 
     # ---- asking
-    def ask(self, question: Optional[str] = None, follow_up: Optional[bool] = None) -> Any:
-        """Start answering `question` (default: the question box); returns the task, or None with a message."""
+    def ask(self, question: Optional[str] = None, follow_up: Optional[bool] = None, frame: Any = None) -> Any:
+        """Start answering `question` (default: the question box), or the reading `frame` the user chose; returns
+        the task, or None with a message."""
         q = question or self.question_edit.question()
         if self.session.task is not None:  # Enter in the question box while a question runs: its answer stays
             self.notify(self.tr("MapAsk is still answering the previous question; press Cancel to stop it."), True)
@@ -233,7 +234,7 @@ class MapAskDock(QgsDockWidget):
             return None
         follow = self.follow_up.isChecked() if follow_up is None else follow_up
         try:
-            task = self.session.ask(q, follow_up=follow and self.session.previous is not None)
+            task = self.session.ask(q, follow_up=follow and self.session.previous is not None, frame=frame)
         except Exception as err:  # nothing to ask with yet: say what to fix
             self.answer_view.clear(str(err))
             self.notify(str(err), True)
@@ -270,6 +271,12 @@ class MapAskDock(QgsDockWidget):
     def choose(self, said: str, choice: str) -> None:
         """A clarification choice: the same question, with what was said replaced by the choice."""
         q = self.session.last.answer.question if self.session.last else self.question_edit.question()
+        offered = [c for c in (self.session.last.answer.clarify if self.session.last else []) or []
+                   if c.get("frames") and str(c.get("text")) == said]
+        if offered:  # MapAsk's own reading, offered below its confidence bar: answer exactly that reading
+            from ..plugin.core.frame import frame_from_dict
+            self.ask(q, follow_up=False, frame=frame_from_dict(offered[0]["frames"][0]))
+            return
         new = re.sub(re.escape(said), choice, q, count=1, flags=re.I) if said and said.lower() in q.lower() \
             else f"{q} {choice}"
         self.question_edit.setPlainText(new)

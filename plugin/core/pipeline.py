@@ -251,9 +251,10 @@ class Pipeline:
                 return
         else:
             frame = given
-        self._answer_frame(a, frame, step)
+        # a frame given (a replay, a reading the user chose) is answered as it is, never asked back again
+        self._answer_frame(a, frame, step, gate=given is None)
 
-    def _answer_frame(self, a: Answer, frame: Frame, step: Callable[[str], None]) -> None:
+    def _answer_frame(self, a: Answer, frame: Frame, step: Callable[[str], None], gate: bool = True) -> None:
         """Repair, plan, compile, guard, execute, verify and explain one frame into `a`."""
         t = a.timings_ms
         clock = time.perf_counter
@@ -339,7 +340,7 @@ class Pipeline:
         t["explain"] = (clock() - t0) * 1000
         a.result_hash = result_hash(a.columns, a.rows)
         a.status = "answered"
-        if self.ask_below is not None and a.choice is None and (a.confidence or 0) < self.ask_below:
+        if gate and self.ask_below is not None and a.choice is None and (a.confidence or 0) < self.ask_below:
             self._ask_back_unsure(a, f)
 
     def _ask_back_unsure(self, a: Answer, f: Frame) -> None:
