@@ -1,0 +1,99 @@
+"""Questions as people write them (context, typos, exclusions, quantities in words, quantifiers) and knowing when
+MapAsk is unsure (read-back, confidence, ask-back, out of the data): against SQL written here, on the real data."""
+from __future__ import annotations
+
+import json
+import subprocess
+
+from conftest import READER_DSN, ROOT, scalar
+from plugin.core.pipeline import Pipeline
+
+
+def count(a) -> int:
+    assert a.status == "answered", (a.question, a.status, a.answer)
+    return int(a.rows[0][a.columns.index("count")] if "count" in a.columns else a.rows[0][0])
+
+
+def test_context_sentence_changes_nothing_and_is_said(pipeline):
+    plain = pipeline.ask("How many fatal crashes in Boston?")
+    told = pipeline.ask("We're drafting the annual safety report. How many fatal crashes in Boston?")
+    assert count(told) == count(plain)
+    assert "drafting" in told.understood["context"] and "context" in told.readback["text"]
+
+
+def test_a_typo_of_the_vocabulary_is_corrected_and_logged(pipeline, admin):
+    a = pipeline.ask("how many fatel crashes in boston")
+    assert count(a) == scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE crash_severity_descr = "
+                                     "'Fatal injury' AND city_town_name = 'BOSTON'")
+    assert {"from": "fatel", "to": "fatal", "why": "spelling"} in a.understood["corrections"]
+
+
+def test_an_exclusion_counts_the_other_records(pipeline, admin):
+    a = pipeline.ask("crashes in worcester excluding rear-ends")
+    assert count(a) == scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'WORCESTER' "
+                                     "AND manr_coll_descr IS DISTINCT FROM 'Rear-end'")
+    assert "not 'Rear-end'" in a.readback["text"]
+    after = pipeline.ask("crashes in worcester, rear end crashes don't count")
+    assert count(after) == count(a)
+
+
+def test_excluded_days_are_the_other_days(pipeline, admin):
+    a = pipeline.ask("crashes in springfield excluding weekends")
+    assert count(a) == scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SPRINGFIELD' "
+                                     "AND extract(isodow FROM crash_date) BETWEEN 1 AND 5")
+
+
+def test_a_place_left_out_is_asked_back_never_counted(pipeline):
+    a = pipeline.ask("crashes excluding boston")
+    assert a.status == "clarify" and "'boston'" in a.answer and not a.rows
+
+
+def test_quantities_in_words(pipeline):
+    words = pipeline.ask("crashes within a quarter mile of schools")
+    metres = pipeline.ask("crashes within 402.336 m of schools")
+    assert count(words) == count(metres) > 0
+    assert "402.3 m" in words.readback["text"]
+
+
+def test_no_feature_within_a_distance_is_an_anti_join(pipeline, admin):
+    a = pipeline.ask("how many crashes in the bicycle crash file had no traffic signal within 50 m")
+    assert count(a) == scalar(admin, "SELECT count(*) FROM ma.cambridge_bicycle_crash c WHERE c.geom IS NOT NULL "
+                                     "AND NOT EXISTS (SELECT 1 FROM ma.traffic_signal s "
+                                     "WHERE ST_DWithin(c.geom, s.geom, 50))")
+    some = pipeline.ask("how many crashes in the bicycle crash file were within 50 m of at least one traffic signal")
+    assert count(some) + count(a) == scalar(admin, "SELECT count(*) FROM ma.cambridge_bicycle_crash "
+                                                   "WHERE geom IS NOT NULL")
+
+
+def test_out_of_the_data_is_refused_with_the_reason(pipeline):
+    year = pipeline.ask("How many crashes were there in Worcester in 2019?")
+    assert year.status == "refused" and "2017" in year.answer and not year.rows
+    away = pipeline.ask("crashes in Portland, Oregon")
+    assert away.status == "refused" and "outside" in away.answer
+    cost = pipeline.ask("what is the repair cost of crashes in boston")
+    assert cost.status == "refused" and "cost" in cost.answer
+
+
+def test_a_judgement_without_a_measure_is_asked_back_with_measures(pipeline):
+    a = pipeline.ask("Which Cambridge neighbourhood is the most dangerous?")
+    assert a.status == "clarify" and a.clarify[0]["text"] == "most dangerous" and len(a.clarify[0]["choices"]) >= 2
+
+
+def test_below_the_threshold_the_reading_is_offered_and_choosing_it_answers(pack):
+    entries: list[dict] = []
+    unsure = Pipeline(pack, READER_DSN, audit=entries.append, ask_below=0.999)
+    q = "how many fatal crashes in boston"
+    a = unsure.ask(q)
+    assert a.status == "clarify" and not a.rows and a.clarify[0]["frames"]
+    assert a.readback["text"] in a.answer and a.confidence is not None
+    chosen = unsure.ask(q, choose=1)
+    assert chosen.status == "answered" and chosen.rows and entries[-1]["choice"] == 1
+    unsure.executor.close()
+
+
+def test_cli_json_carries_readback_confidence_and_reasons():
+    out = subprocess.run([str(ROOT / "mapask"), "ask", "fatal crashes in boston", "--json", "--audit", ""],
+                         capture_output=True, text=True, timeout=120, cwd=ROOT)
+    obj = json.loads(out.stdout)
+    assert obj["readback"].startswith("Read as:") and "'Fatal injury'" in obj["readback"]
+    assert isinstance(obj["confidence"], float) and isinstance(obj["reasons"], list)
