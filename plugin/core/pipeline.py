@@ -525,8 +525,11 @@ class Pipeline:
         asked = [i for c in ann.clauses if c.kind == "question" for i in range(c.start, c.end)]
         content = [i for i in asked if ann.tokens[i] not in stop and not ann.tokens[i].isdigit()]
         read = {i for s in ann.spans for i in range(s.start, s.end)}
+        cue_words = {w for ws in self.lang["cues"].values() for w in ws if " " not in w}
         return {"context": list(dict.fromkeys(ann.context)), "corrections": ann.corrections,
-                "rewrites": ann.rewrites, "clauses": len(ann.clauses),
+                "rewrites": ann.rewrites, "clauses": len(ann.clauses), "words": len(asked),
+                # words that usually shape a question ('per', 'than', 'not') but were read as nothing here
+                "cue_words_unread": [ann.tokens[i] for i in asked if i not in read and ann.tokens[i] in cue_words],
                 "read_share": round(sum(i in read for i in content) / len(content), 3) if content else 1.0}
 
     @staticmethod
