@@ -89,7 +89,7 @@ def test_settings_dialog_edits_a_copy(dock):
 def test_cost_gate_in_the_dock_refuses_a_heavy_question_and_audits_it(dock):
     """Off by default the heavy question is answered; on with a low limit it is refused with its reason code and
     the planner's estimate, shown in the dock and kept in the audit history; a light question still answers."""
-    heavy, light = "crashes within 500 m of mbta stops by stop", "how many crashes in cambridge"
+    heavy, light = "how many crashes within 500 m of mbta stops", "how many crashes in cambridge"
     s = dock.session.settings
     assert s.cost_gate is False and dock.session.pipeline().max_cost is None
     assert ask(dock, heavy).answer.status == "answered"
