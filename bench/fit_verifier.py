@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import os
 import re
-from pathlib import Path
 
 import psycopg2
 
 from bench.grade import grade, grade_sides, round_like_reference
 from bench.run import DSN, ROOT, UNREAD, load_questions, roc_auc
 from plugin.core.pipeline import Pipeline
-from plugin.core.verify import Evidence, features  # noqa: F401  (the feature names come from verify)
 
 PACK = ROOT / "knowledge" / "massachusetts"
 WRONG_COST = 3.0

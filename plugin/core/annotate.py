@@ -12,7 +12,8 @@ from .pack import Pack, language_for, norm_label
 from .phrase_rules import apply_rewrites, rewrite_rules, rule_files
 from .spelling import Speller, number_runs
 from .text import normalize, phrase_key, tokens
-from .timeparse import Span, TimeParser
+from .timeparse import TimeParser
+from .tokens import Span
 
 
 @dataclass

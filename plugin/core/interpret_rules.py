@@ -5,13 +5,13 @@ from dataclasses import replace
 
 from .annotate import Annotation
 from .frame import Frame, Group, Measure, Near, Place, Predicate, Rank, Side, TimeSpec
-from .pack import Pack, language_for
+from .pack import Pack
 from .phrase_rules import rule_files
 from .phrasing import (compared_field, either, is_event, is_place_pred, measurable, no_records, number_before,
                        numeric, plural)
 from .sides import comparison_sides
 from .spans import Ctx, has, kinds, readings, time_from_span, words
-from .timeparse import Span
+from .tokens import Span
 
 
 def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from .timeparse import Span
+from .tokens import Span
 
 # op of "N <words>" and of "<words> N"
 _OPS = ("gt", "gte", "lt", "lte")

@@ -6,7 +6,7 @@ from .frame import Predicate
 from .pack import Pack, language_for
 from .numbers import band
 from .spans import Ctx, readings, words as word_list
-from .timeparse import Span
+from .tokens import Span
 
 
 def is_place_pred(pack: Pack, p: Predicate) -> bool:

@@ -5,7 +5,7 @@ from typing import Callable
 
 from .frame import Frame, Place, Predicate, Side, TimeSpec
 from .spans import Ctx, time_from_span, words
-from .timeparse import Span
+from .tokens import Span
 
 
 def _side_label(span: Span) -> str:

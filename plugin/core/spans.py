@@ -11,7 +11,7 @@ from .pack import Pack, language_for
 def words(pack: Pack, key: str) -> set[str]:
     """A word list of the pack's language file (link words, filler, ...) as a set."""
     return set(language_for(pack).get(key, []))
-from .timeparse import Span
+from .tokens import Span
 
 
 

@@ -2,23 +2,14 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from .text import to_number
+from .tokens import Span
 
 YEAR = r"(19[5-9]\d|20[0-4]\d)"
 
 
-@dataclass
-class Span:
-    """A run of tokens [start, end) the pack or the grammar knows; `items` are its possible readings."""
-    start: int
-    end: int
-    kind: str
-    value: Any = None
-    text: str = ""
-    items: list[tuple[str, Any]] = field(default_factory=list)
 
 
 def _hour(num: str, ampm: str | None) -> int | None:
