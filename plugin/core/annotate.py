@@ -124,7 +124,7 @@ class Annotator:
         for c in clauses:
             # '100k', '1k': thousands written the short way
             t = re.sub(r"\b(\d+(?:\.\d+)?)k\b", lambda m: f"{float(m.group(1)) * 1000:g}", normalize(c.raw)).split()
-            t, done = number_runs(t, self.lang["number_words"])
+            t, done = number_runs(t, self.lang["number_words"], set(self.lang.get("number_joiners", [])))
             t, done2 = apply_rewrites(t, *self.quantities)
             rewrites += done + done2
             c.start, toks, c.end = len(toks), toks + t, len(toks) + len(t)

@@ -57,7 +57,7 @@ def either(cx: Ctx, preds: list) -> list:
                 prev_span, prev = out.pop()
                 members = (prev.any_of if prev.op == "any" and not prev.concept else [prev]) + [p]
                 out.append((Span(prev_span.start, span.end, "either", None, " ".join(cx.ann.tokens[prev_span.start:span.end])),
-                            Predicate(op="any", any_of=members, text=" or ".join(m.text for m in members))))
+                            Predicate(op="any", any_of=members, text=language_for(cx.pack).get("either_join", " / ").join(m.text for m in members))))
                 continue
         out.append((span, p))
     return out

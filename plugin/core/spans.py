@@ -45,7 +45,7 @@ class Ctx:
                 gap = range(s.end, span.start)
                 plain = [i for i in gap if i not in mods]
                 if len(plain) <= window and all(self.ann.tokens[i] in words(self.pack, 'filler') or self.ann.tokens[i] in
-                                                ("within", "of", "near", "around") for i in plain):
+                                                words(self.pack, "relation_gap") for i in plain):
                     out.append(s)
         return out
 

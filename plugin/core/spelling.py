@@ -73,14 +73,14 @@ class Speller:
         return tied[0]
 
 
-def number_runs(toks: list[str], number_words: dict) -> tuple[list[str], list[dict]]:
+def number_runs(toks: list[str], number_words: dict, joiners: set[str] | None = None) -> tuple[list[str], list[dict]]:
     """Number words as digits: runs ('two thousand five hundred' -> '2500') and single words from two up."""
     if parse_number is None:
         return toks, []
     out: list[str] = []
     done: list[dict] = []
     i = 0
-    joiners = {"and"}
+    joiners = joiners or set()
     while i < len(toks):
         j = i
         while j < len(toks) and (toks[j] in number_words or (toks[j] in joiners and j > i and j + 1 < len(toks)
