@@ -182,10 +182,13 @@ def _north_arrow(layout: QgsPrintLayout, map_item: QgsLayoutItemMap, x: float, y
 
 
 def map_layout(project: QgsProject, layers: Sequence[QgsMapLayer], legend: Sequence[Tuple[QgsMapLayer, str]],
-               extent: QgsRectangle, crs: QgsCoordinateReferenceSystem, title: str, note: str) -> QgsPrintLayout:
-    """An A4 landscape layout: title, map of `layers` (first on top), legend, scale bar, north arrow, note.
+               extent: QgsRectangle, crs: QgsCoordinateReferenceSystem, title: str, note: str,
+               subtitle: str = "") -> QgsPrintLayout:
+    """An A4 landscape layout: title, subtitle, map of `layers` (first on top), legend, scale bar, north arrow,
+    note.
 
-    `legend` pairs layers with the label each shows in the legend; `note` says where the map comes from.
+    `legend` pairs layers with the label each shows in the legend; `subtitle` is the answer in words (its
+    number is on the page whatever the map can show); `note` says where the map comes from.
     """
     if extent.isEmpty():
         raise RenderError("cannot lay out an empty extent")
@@ -197,8 +200,11 @@ def map_layout(project: QgsProject, layers: Sequence[QgsMapLayer], legend: Seque
     m = MARGIN_MM
     title_item = _label(layout, title, 15, bold=True)
     title_item.setId("title")
-    _place(title_item, m, 6, width - 2 * m, 16)
-    box = (m, 24, width - 3 * m - LEGEND_MM, height - 24 - 18)
+    _place(title_item, m, 5, width - 2 * m, 9)
+    answer_item = _label(layout, subtitle, 9.5, colour="#24292f")
+    answer_item.setId("answer")
+    _place(answer_item, m, 14, width - 2 * m, 11)
+    box = (m, 26, width - 3 * m - LEGEND_MM, height - 26 - 18)
     map_item = _map_item(layout, layers, extent, crs, box)
     map_item.setId("map")
     _legend(layout, map_item, legend, box[0] + box[2] + m, box[1]).setId("legend")
