@@ -233,7 +233,8 @@ def _area_spec(frame: Frame, inner: exp.Expression, columns: list[str], pack: Pa
     if value:
         order.append(exp.Ordered(this=_col(value, "r")))
     fid = exp.Window(this=exp.RowNumber(), order=exp.Order(expressions=order)).as_(FID)
-    sel = exp.select(fid, _col("geom", "a"), exp.Column(this=exp.Star(), table=exp.to_identifier("r")))
+    named = [] if result_col else [_col(join_col, "a")]  # one place: its name, to label it with
+    sel = exp.select(fid, _col("geom", "a"), *named, exp.Column(this=exp.Star(), table=exp.to_identifier("r")))
     sel = sel.from_(exp.table_(area.table, db=pack.schema, quoted=True).as_("a"))
     if result_col:
         sel = sel.join(inner.copy().subquery("r"), on=exp.EQ(this=left, expression=right))

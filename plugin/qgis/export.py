@@ -78,7 +78,8 @@ def table_name(text: str, fallback: str = "mapask_result") -> str:
     if head[0].isdigit():
         head = f"{fallback}_{head}"
     digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:6]
-    return "_".join(part for part in (head, _first_words(_slug(shows), SHOWS_CHARS), digest) if part)
+    room = min(SHOWS_CHARS, TABLE_CHARS - len(head) - len(digest) - 2)  # never longer than TABLE_CHARS
+    return "_".join(part for part in (head, _first_words(_slug(shows), room), digest) if part)
 
 
 def with_suffix(path: Any, suffix: str) -> Path:

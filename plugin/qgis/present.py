@@ -78,7 +78,8 @@ def _shows(spec: LayerSpec, answer: Any, layer: QgsVectorLayer) -> str:
     if spec.role == "search area":
         return f"within {spec.buffer_m:g} m of {spec.title}"
     if spec.role == "place":
-        names = [str(f[spec.label_column]) for f in layer.getFeatures()] if spec.label_column else []
+        found = spec.label_column and layer.fields().indexOf(spec.label_column) >= 0
+        names = [str(f[spec.label_column]) for f in layer.getFeatures()] if found else []
         return ", ".join(names) or spec.title
     return "" if spec.role == "result" else spec.title
 
