@@ -1,5 +1,6 @@
 """Render layers to a PNG with QGIS's own map renderer, or lay them out as a printed map; works headless."""
 
+import textwrap
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence, Tuple, Union
@@ -83,6 +84,7 @@ def render_png(
 PAGE_MM = (297.0, 210.0)  # A4 landscape
 MARGIN_MM = 10.0
 LEGEND_MM = 70.0  # width of the legend column on the right of the map
+LEGEND_CHARS = 30  # a longer legend line is wrapped to fit that column
 NORTH_ARROW = ":/images/north_arrows/layout_default_north_arrow.svg"  # shipped inside QGIS's resources
 
 
@@ -148,6 +150,7 @@ def _legend(layout: QgsPrintLayout, map_item: QgsLayoutItemMap, entries: Sequenc
     root = legend.model().rootGroup()
     root.removeAllChildren()
     for layer, label in entries:
+        label = "\n".join(textwrap.wrap(label, LEGEND_CHARS)) or label  # the legend column has a fixed width
         node = root.addLayer(layer)
         node.setCustomProperty("legend/title-label", label)
         if len(legend.model().layerLegendNodes(node)) == 1:

@@ -155,7 +155,8 @@ def style_layer(layer: QgsVectorLayer, spec: LayerSpec, pack: Pack, measure: str
         apply_style(layer, style_classifying(ent.severity_field))  # points by severity
     else:
         apply_style(layer, {"point": "point", "line": "line"}.get(spec.geometry, "polygon_outline"))
-    show_all = spec.kind == "areas" and layer.featureCount() <= 60
+    # every area keeps its number; points close together would print theirs over each other
+    show_all = spec.kind == "areas" and spec.geometry == "polygon" and layer.featureCount() <= 60
     if spec.label_column and layer.fields().indexOf(spec.label_column) >= 0:
         name = QgsExpression.quotedColumnRef(spec.label_column)
         if spec.role == "place" and measure:

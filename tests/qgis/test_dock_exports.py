@@ -130,7 +130,7 @@ def test_png_layout_has_map_title_legend_scale_north_arrow_and_source(dock):
     # the title says the question: the legend says what each layer shows, on the line QGIS draws
     shows = [layer.name().partition(" — ")[2] for layer in layers[1:]]
     assert len(shows) == 2 and all(shows)
-    assert [legend.model().layerLegendNodes(n)[0].data(Qt.DisplayRole) for n in nodes[1:]] == shows
+    assert [legend.model().layerLegendNodes(n)[0].data(Qt.DisplayRole).replace("\n", " ") for n in nodes[1:]] == shows
     assert isinstance(items["scale bar"], QgsLayoutItemScaleBar) and items["scale bar"].linkedMap() is items["map"]
     assert isinstance(items["north arrow"], QgsLayoutItemPicture) and items["north arrow"].picturePath()
     note = items["note"].text()
