@@ -10,6 +10,7 @@ from sqlglot import exp
 from .frame import Frame, frame_from_dict
 from .guard import Guard
 from .pack import Entity, Pack
+from .sql_parts import from_each
 
 # Measure columns the compiler names, most specific first (rate columns are 'rate_per_<n>').
 VALUE_COLUMNS = ("share_pct", "epdo", "count", "matching")
@@ -48,6 +49,7 @@ class Parsed:
     inner: exp.Expression
     columns: list[str]
     ctes: dict[str, exp.Expression]
+    materialized: dict[str, bool | None]     # each WITH query's MATERIALIZED / NOT MATERIALIZED, as compiled
     records: str | None = None              # the WITH query holding the rows the measure counted or listed
     condition: exp.Expression | None = None  # what a share's numerator adds to those rows
     upto: str = ""                           # the last WITH query before the aggregation (all the rows may need)
@@ -105,7 +107,9 @@ def _parse(answer: Any) -> Parsed:
     inner = sqlglot.parse_one(_get(answer, "sql"), read="postgres")
     with_ = inner.args.get("with_")
     ctes = {c.alias_or_name: c.this for c in (with_.expressions if with_ else [])}
-    parsed = Parsed(frame_from_dict(_get(answer, "frame")), inner, list(_get(answer, "columns") or []), ctes)
+    # NOT MATERIALIZED as the compiler wrote it: a WITH query read twice must still reach the table's indexes
+    fences = {c.alias_or_name: c.args.get("materialized") for c in (with_.expressions if with_ else [])}
+    parsed = Parsed(frame_from_dict(_get(answer, "frame")), inner, list(_get(answer, "columns") or []), ctes, fences)
     _find_records(parsed)
     names = list(ctes)
     parsed.upto = names[names.index("aggregated") - 1] if "aggregated" in names[1:] else (names[-1] if names else "")
@@ -146,7 +150,7 @@ def _find_records(p: Parsed) -> None:
 def _with_upto(q: exp.Select, p: Parsed, last: str) -> exp.Select:
     """`q` preceded by the answer's WITH queries up to and including `last` (all that `last` may refer to)."""
     for name, body in p.ctes.items():
-        q = q.with_(name, as_=body.copy())
+        q = q.with_(name, as_=body.copy(), materialized=p.materialized.get(name))
         if name == last:
             break
     return q
@@ -290,14 +294,14 @@ def _support_spec(p: Parsed, pack: Pack, target: Entity | None, row_cap: int,
     f = p.frame
     sup = pack.entities[f.near.entity]
     anchor = f.near.anchor.name if f.near.anchor and f.near.anchor.name else None
-    q = exp.select(exp.Star()).from_(exp.to_table("support").as_("s")).limit(int(row_cap))
     reach = exp.convert(near_m) if near_m else _col("distance_m", "c") if f.near.mode == "nearest" else None
     if anchor or reach is None or target is None or p.records is None:
-        q = _with_upto(q, p, "support")
-    else:
-        close = exp.Exists(this=exp.select(exp.convert(1)).from_(exp.to_table("counted").as_("c")).where(
-            exp.func("ST_DWithin", _col("geom", "s"), _col("geom", "c"), reach)))
-        q = _with_upto(q.where(close), p, p.upto).with_("counted", as_=_records_select(p, target.key))
+        q = _with_upto(exp.select(exp.Star()).from_(exp.to_table("support").as_("s")).limit(int(row_cap)), p, "support")
+    else:  # from each record drawn, the features within reach (the features' spatial index, not a scan of them)
+        close = exp.func("ST_DWithin", _col("geom", "l"), _col("geom", "c"), reach)
+        near = from_each(sup.key, exp.to_table("counted").as_("c"), close, "support")
+        q = exp.select(exp.Star()).from_(near.subquery("s")).limit(int(row_cap))
+        q = _with_upto(q, p, p.upto).with_("counted", as_=_records_select(p, target.key))
     label = sup.display if anchor and sup.display != sup.key else None
     return LayerSpec("support", "features", q.sql("postgres"), sup.key, sup.name, sup.geometry,
                      label_column=label, title=anchor or sup.plural)
