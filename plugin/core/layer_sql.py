@@ -1,4 +1,4 @@
-"""Map-layer SQL for an answer: its features, or its grouped rows on their area's geometry; sqlglot-built, guard-checked."""
+"""Map-layer SQL for an answer: the features or records it counted, its areas, places and reference features; sqlglot-built, guard-checked."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
