@@ -236,3 +236,17 @@ def test_trend_chart_starts_at_zero_and_saves_as_png(dock, tmp_path):
     assert axes.get_ylim()[0] == 0 and axes.get_ylim()[1] >= max(r[1] for r in shown.answer.rows)
     path = dock.chart.save(str(tmp_path / "trend"))
     assert path.name == "trend.png" and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_layer_cut_at_the_row_cap_says_so(dock):
+    dock.session.settings.row_cap = 40
+    try:
+        shown = ask(dock, "bike crashes within 50 m of traffic signals")
+    finally:
+        dock.session.settings.row_cap = 5000
+        dock.session.close_pipeline()
+    layers = by_role(shown)
+    assert layers["result"].featureCount() == 40 and shown.answer.rows[0][0] == 728
+    notes = " ".join(shown.presented.notes)
+    assert "first 40 of 728" in notes and "row cap" in notes
+    assert "728 Cambridge police crash reports counted" in layers["result"].name()
