@@ -204,7 +204,7 @@ def export_csv(path: Path, entry: dict, columns: Sequence[str], rows: Sequence[S
 
 def legend_label(layer: QgsVectorLayer) -> str:
     """A layer's label in a map's legend: the title shows the question, so say what the layer shows."""
-    shows = layer.name().partition(" — ")[2]
+    shows = layer.name().partition(" — ")[2] or str(layer.customProperty("mapask/legend") or "")
     if shows:
         return shows
     renderer = layer.renderer()

@@ -35,6 +35,7 @@ class Presented:
 
 
 NO_MAP = "No map for this answer: it has no places or features to draw (see its table and chart)."
+LEGEND_PROPERTY = "mapask/legend"  # what a result layer shows, for a printed legend, when its name does not say
 ROLE_ORDER = {"result": 0, "number": 1, "counted": 2, "support": 3, "place": 4, "search area": 5}
 
 
@@ -112,6 +113,8 @@ def build_layers(answer: Any, entry: dict, pack: Pack, connection: Optional[str]
         _note_cut(answer, spec, layer, row_cap, out)
         out.layers.append(layer)
         if spec.role == "result":
+            if spec.kind == "areas" and spec.value_column:  # a printed legend's line: not a bare "Answer"
+                layer.setCustomProperty(LEGEND_PROPERTY, f"{spec.value_column.replace('_', ' ')} by {spec.title}")
             out.result = layer
             out.match_column = spec.key if spec.kind == "features" else spec.label_column
     # draw order: search areas at the bottom, the answer's own features on top

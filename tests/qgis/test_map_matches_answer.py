@@ -89,7 +89,8 @@ def test_an_answer_without_a_map_hides_the_previous_one_and_says_so(dock):
         assert shown.presented.no_map and "No map for this answer" in shown.presented.notes[0]
         assert not dock.map_note.isHidden(), question
         assert not any(layer in drawn() for layer in first.presented.layers), question
-        assert not dock.zoom_button.isEnabled()
+        assert not dock.zoom_button.isEnabled() and not dock.export_actions["png"].isEnabled()
+        assert dock.export_actions["chart"].isEnabled() == (dock.chart.data is not None)
     again = ask(dock, "map the crashes in the port")
     assert dock.map_note.isHidden() and again.presented.result in drawn()
 
@@ -190,6 +191,7 @@ def test_png_of_areas_keeps_every_answer_label_and_no_context_name_inside_them(d
                                         answer=layers)
     assert background
     layout = export.answer_layout(shown.entry, layers, crs, extent, background)
+    assert export.legend_label(shown.presented.result) == "count by neighbourhoods"  # not a bare "Answer"
     exporter = QgsLayoutExporter(layout)
     assert exporter.exportToImage(str(tmp_path / "areas.png"), QgsLayoutExporter.ImageExportSettings()) == 0
     (results,) = exporter.labelingResults().values()
