@@ -185,6 +185,7 @@ def _candidates(p: Parsed, pack: Pack, row_cap: int, geometry: bool) -> list[Lay
     else:
         out.append(_area_spec(f, p.inner, p.columns, pack, target))
         if any(g.kind == "support" for g in f.group_by):
+            _keep_answered_groups(p, pack)
             out.append(_records_spec(p, pack, target, row_cap, "counted"))
             if out[0] is not None and near_m:
                 out.append(_search_area(out[0], near_m))
@@ -194,6 +195,22 @@ def _candidates(p: Parsed, pack: Pack, row_cap: int, geometry: bool) -> list[Lay
         if support is not None and near_m:
             out.append(_search_area(support, near_m))
     return out
+
+
+def _keep_answered_groups(p: Parsed, pack: Pack) -> None:
+    """A ranking or a condition on the groups keeps some of the features: only their records were counted in
+    the answer, so only theirs are drawn (each record carries its feature's group key)."""
+    f = p.frame
+    if not (f.rank or f.having):
+        return
+    g = next(g for g in f.group_by if g.kind == "support")
+    sup = pack.entities.get(g.key)
+    if sup is None:
+        return
+    name = sup.display if sup.display != "gid" else g.key
+    kept = exp.select(exp.column(name, "r", quoted=True)).from_(p.inner.copy().subquery("r"))
+    keep = exp.column("group_key", "t", quoted=True).isin(query=kept)
+    p.condition = keep if p.condition is None else exp.and_(p.condition, keep)
 
 
 def _records_spec(p: Parsed, pack: Pack, target: Entity | None, row_cap: int, role: str) -> LayerSpec | None:

@@ -172,3 +172,14 @@ def test_context_layers_are_checked_and_bounded(pack, admin):
     for spec in plan.specs:
         assert spec.role == "context" and Guard(pack).check(spec.sql).ok
         assert 0 < len(run(admin, spec.sql)) <= 50
+
+
+def test_a_ranking_of_features_draws_only_the_records_of_the_features_it_kept(pipeline, pack, admin):
+    a = ask(pipeline, "top 3 schools with the most pedestrian crashes within 150 m")
+    specs = specs_by_role(plan_layers(a, pack))
+    kept = [r[a.columns.index("site_name")] for r in a.rows]
+    assert len(kept) == 3 and len(run(admin, specs["result"].sql)) == 3
+    (want,) = rows(admin, """SELECT count(DISTINCT c.gid) FROM ma.cambridge_crash c JOIN ma.school s
+                             ON ST_DWithin(c.geom, s.geom, 150) WHERE c.pedestrian_involved
+                             AND s.site_name = ANY(%s)""", kept)[0]
+    assert len(run(admin, specs["counted"].sql)) == want > 0
