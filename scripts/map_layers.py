@@ -37,7 +37,8 @@ def main() -> int:
     answered = no_map = 0
     roles: dict = {}
     refused, failed, times = [], [], []
-    for item in yaml.safe_load(Path(args.questions).read_text()):
+    items = yaml.safe_load(Path(args.questions).read_text())
+    for item in items["questions"] if isinstance(items, dict) else items:  # a split file holds them under a key
         answer = pipeline.ask(item["question"])
         if answer.status != "answered":
             continue
