@@ -7,6 +7,7 @@ plugin is loaded from the checkout, a saved PostGIS connection is made whose pas
 profile's auth database, questions are asked in the dock as a user would, and the window is grabbed.
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -16,8 +17,14 @@ from pathlib import Path
 # inside QGIS this file is exec()'d without a __file__: the launcher passes the checkout's path
 REPO = Path(os.environ["MAPASK_REPO"]) if "MAPASK_REPO" in os.environ else Path(__file__).resolve().parents[1]
 SELF = REPO / "scripts" / "screenshots.py"
+# demo questions for the demo pack, not code knowledge: a grouping near features, a ranking, a count in a place
+# (its records and number), a count near a class of features (reference features limited, search area), and a
+# comparison (no map: the earlier answers are switched off and the dock says so)
 QUESTIONS = ["pedestrian crashes within 150 m of cambridge public schools by school",
-             "top 5 towns with the most crashes"]  # demo questions for the demo pack, not code knowledge
+             "top 5 towns with the most crashes",
+             "how many crashes in cambridge had injuries",
+             "crashes within 100 m of bus stops in somerville",
+             "compare crashes in cambridge and somerville"]
 CONNECTION = "MapAsk demo (reader)"
 SERVICE_FILE = REPO / "var" / "pg_service.conf"  # written by scripts/demo.py: the demo project's layers name its service
 
@@ -95,16 +102,45 @@ def inside_qgis() -> None:
     iface.mainWindow().showMaximized()
     size_panels(iface.mainWindow(), dock)
 
+    checks: dict = {}
+
+    def mapask_layers() -> dict:
+        """Every MapAsk layer in the project: provider, valid, features (after a reopen: all still there)."""
+        from qgis.core import QgsExpressionContextUtils
+        out_ = {}
+        for layer in QgsProject.instance().mapLayers().values():
+            role = QgsExpressionContextUtils.layerScope(layer).variable("mapask_role")
+            if role:
+                out_[layer.name()] = {"role": role, "provider": layer.providerType(), "valid": layer.isValid(),
+                                      "features": layer.featureCount()}
+        return out_
+
+    def after_answers(user_layer: str) -> dict:
+        """Where the user's layer went and whether it is still drawn; what the dock says of the last answer."""
+        root = QgsProject.instance().layerTreeRoot()
+        node = root.findLayer(user_layer)
+        return {"user_layer_parent": "root" if node.parent() is root else node.parent().name(),
+                "user_layer_drawn": node.isVisible(), "no_map_note": not dock.map_note.isHidden(),
+                "layers_drawn": [layer.name() for layer in root.checkedLayers()], "before_reopen": mapask_layers()}
+
     steps = []
     for i, q in enumerate(QUESTIONS):
         steps += [lambda q=q: (dock.question_edit.setPlainText(q), dock.ask()), "wait",
                   lambda i=i: iface.mainWindow().grab().save(str(out / f"qgis_window_{i + 1}.png")),
                   lambda i=i: dock.grab().save(str(out / f"qgis_dock_{i + 1}.png")),
                   lambda i=i: iface.mapCanvas().saveAsImage(str(out / f"qgis_map_{i + 1}.png"))]
-    steps += [lambda: dock.session.review(dock.session.last.entry["id"], "approved", "checked: matches the list"),
+        if i == len(QUESTIONS) - 2:  # the user adds a layer of their own while MapAsk's answer is selected
+            steps += [lambda: checks.update(user_layer=iface.addVectorLayer("Point?crs=EPSG:26986", "my layer",
+                                                                              "memory").id())]
+    steps += [lambda: checks.update(after_answers(checks["user_layer"])),
+              lambda: dock.session.review(dock.session.last.entry["id"], "approved", "checked: matches the list"),
               lambda: dock.tabs.setCurrentIndex(dock.TAB_HISTORY),
               lambda: dock.grab().save(str(out / "qgis_audit_panel.png")),
               lambda: QgsProject.instance().write(str(out / "qgis_review.qgz")),
+              lambda: QgsProject.instance().setDirty(False),
+              lambda: QgsProject.instance().read(str(out / "qgis_review.qgz")),
+              lambda: checks.update(reopened=mapask_layers()),
+              lambda: (out / "qgis_checks.json").write_text(json.dumps(checks, indent=1)),
               lambda: QgsProject.instance().setDirty(False),
               lambda: QgsApplication.exit(0)]
 
@@ -132,7 +168,7 @@ def inside_qgis() -> None:
         QTimer.singleShot(600, run_next)
 
     QTimer.singleShot(3000, run_next)
-    QTimer.singleShot(240_000, lambda: fail("timed out"))
+    QTimer.singleShot(420_000, lambda: fail("timed out"))
 
 
 if __name__ == "__main__" and "MAPASK_SHOTS" not in os.environ:

@@ -1,6 +1,7 @@
 """The MapAsk dock panel: connection, question with history, Ask/Cancel with progress, answer, table, chart, details, history."""
 
 import re
+from pathlib import Path
 from typing import Any, Optional
 
 from qgis.core import QgsProject
@@ -27,10 +28,10 @@ from qgis.PyQt.QtWidgets import (
 from ..plugin.core.text import language
 from ..plugin.qgis import settings as settings_mod
 from ..plugin.qgis.connections import connection_names
-from ..plugin.qgis.export import export_csv, export_gpkg, export_png
+from ..plugin.qgis.export import export_csv, export_gpkg, export_png, file_stem, with_suffix
 from ..plugin.qgis.logins import ProjectLogins
 from ..plugin.qgis.present import context_layers
-from ..plugin.qgis.results import combined_extent, select_matching, zoom_to
+from ..plugin.qgis.results import combined_extent, is_mapask_layer, select_matching, zoom_to
 from ..plugin.qgis.session import Session
 from ..plugin.qgis.tasks import STAGE_LABELS
 from .answer_view import EXAMPLE_LINK, HELP_LINK, AnswerView, DetailsView
@@ -47,7 +48,8 @@ def _alive(layer: Any) -> bool:
 
 
 LOGIN_SECONDS = 60  # long enough to read and act on, after closing QGIS's own password dialog
-EXPORT_FILTERS = {"gpkg": "GeoPackage (*.gpkg)", "csv": "CSV (*.csv)", "png": "PNG image (*.png)"}
+EXPORT_FILTERS = {"gpkg": "GeoPackage (*.gpkg)", "csv": "CSV (*.csv)", "png": "PNG image (*.png)",
+                  "chart": "PNG image (*.png);;SVG image (*.svg)"}
 
 
 class MapAskDock(QgsDockWidget):
@@ -146,9 +148,17 @@ class MapAskDock(QgsDockWidget):
         self.export_button.setText(self.tr("Export"))
         self.export_button.setPopupMode(QToolButton.InstantPopup)
         menu = QMenu(self.export_button)
-        for kind, label in (("gpkg", "GeoPackage with provenance…"), ("csv", "CSV table…"), ("png", "PNG map…")):
-            menu.addAction(self.tr(label), lambda k=kind: self.export(k))
+        self.export_actions = {}
+        for kind, label in (("gpkg", "GeoPackage with provenance…"), ("csv", "CSV table…"), ("png", "PNG map…"),
+                            ("chart", "Chart as PNG or SVG…")):
+            self.export_actions[kind] = menu.addAction(self.tr(label), lambda k=kind: self.export(k))
         self.export_button.setMenu(menu)
+        # said under the answer when it has nothing to draw, so the empty map is not read as an empty answer
+        self.map_note = QLabel(self.tr("No map for this answer"), body)
+        self.map_note.setObjectName("mapNote")
+        self.map_note.setStyleSheet("color: #57606a")
+        self.map_note.hide()
+        bottom.addWidget(self.map_note)
         bottom.addStretch(1)
         bottom.addWidget(self.zoom_button)
         bottom.addWidget(self.export_button)
@@ -365,7 +375,10 @@ class MapAskDock(QgsDockWidget):
         last = self.session.last
         has_layers = bool(last and last.presented and last.presented.layers)
         self.zoom_button.setEnabled(has_layers)
+        self.map_note.setVisible(bool(last and last.presented and last.presented.no_map))
         self.export_button.setEnabled(bool(last and last.answer.status == "answered"))
+        self.export_actions["png"].setEnabled(has_layers)
+        self.export_actions["chart"].setEnabled(self.chart.data is not None)
 
     def notify(self, text: str, problem: bool = False, kind: str = "ask", seconds: Optional[int] = None) -> None:
         """One current message per kind in QGIS's message bar: a newer one replaces it, an expired one stays gone."""
@@ -377,36 +390,53 @@ class MapAskDock(QgsDockWidget):
             zoom_to(self.iface.mapCanvas(), [l for l in last.presented.layers if _alive(l)], QgsProject.instance())
 
     def export(self, kind: str, path: Optional[str] = None) -> Optional[str]:
-        """Export the latest answer as gpkg, csv or png; asks for a file name unless `path` is given."""
+        """Export the latest answer as gpkg, csv, png or its chart; asks for a file name unless `path` is given.
+
+        The dialog opens in the folder of the last export, on a name made from the question; a name typed
+        without its extension gets it."""
         last = self.session.last
         if last is None or last.answer.status != "answered":
             return None
         if not path:
-            path, _ = QFileDialog.getSaveFileName(self, self.tr("Export the answer"), f"mapask_answer.{kind}",
-                                                  EXPORT_FILTERS[kind])
+            path = self._ask_path(kind, last.answer.question)
         if not path:
             return None
-        layers = [l for l in last.presented.layers if _alive(l)] if last.presented else []
-        a = last.answer
         try:
-            if kind == "gpkg":
-                export_gpkg(path, last.entry, layers, a.columns, a.rows)
-            elif kind == "csv":
-                export_csv(path, last.entry, a.columns, a.rows, a.geometry_column)
-            else:
-                canvas = self.iface.mapCanvas() if self.iface is not None else None
-                background = [l for l in (canvas.layers() if canvas else []) if l not in layers]
-                crs = canvas.mapSettings().destinationCrs() if canvas else None
-                if not background and layers:  # an empty project: draw the pack's areas for context
-                    extent = combined_extent(layers, layers[0].crs(), QgsProject.instance())
-                    background = context_layers(self.session.pack(), extent, self.session.settings.connection)
-                    crs = layers[0].crs()
-                export_png(path, last.entry, layers, crs, None, background)
+            written = str(self._write_export(kind, path, last))
         except Exception as err:
             self.notify(self.tr("Export failed: ") + str(err), True, "export")
             return None
-        self.notify(self.tr("Exported to ") + path, False, "export")
+        settings_mod.remember_export_dir(written)
+        self.notify(self.tr("Exported to ") + written, False, "export")
+        return written
+
+    def _ask_path(self, kind: str, question: str) -> str:
+        folder = settings_mod.export_dir() or QgsProject.instance().homePath() or str(Path.home())
+        suffix = "png" if kind == "chart" else kind
+        start = str(Path(folder) / f"{file_stem(question)}.{suffix}")
+        path, chosen = QFileDialog.getSaveFileName(self, self.tr("Export the answer"), start, EXPORT_FILTERS[kind])
+        if path and kind == "chart" and not Path(path).suffix.lower() in (".png", ".svg"):
+            path = str(with_suffix(path, ".svg" if "svg" in chosen.lower() else ".png"))
         return path
+
+    def _write_export(self, kind: str, path: str, last: Any) -> Path:
+        layers = [l for l in last.presented.layers if _alive(l)] if last.presented else []
+        a = last.answer
+        if kind == "gpkg":
+            return export_gpkg(path, last.entry, layers, a.columns, a.rows)
+        if kind == "csv":
+            return export_csv(path, last.entry, a.columns, a.rows, a.geometry_column)
+        if kind == "chart":
+            return self.chart.save(path)
+        canvas = self.iface.mapCanvas() if self.iface is not None else None
+        background = [l for l in (canvas.layers() if canvas else []) if l not in layers and not is_mapask_layer(l)]
+        crs = canvas.mapSettings().destinationCrs() if canvas else None
+        if not background and layers:  # an empty project: draw the pack's areas for context
+            extent = combined_extent(layers, layers[0].crs(), QgsProject.instance())
+            background = context_layers(self.session.pack(), extent, self.session.settings.connection,
+                                        answer=layers)
+            crs = layers[0].crs()
+        return export_png(path, last.entry, layers, crs, None, background)
 
     # ---- project life cycle
     def project_writing(self, *_document: Any) -> None:

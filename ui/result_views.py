@@ -2,6 +2,7 @@
 
 import textwrap
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, List, Optional
 
 from qgis.PyQt.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
@@ -160,6 +161,8 @@ class ChartView(QWidget):
         ax = self.figure.add_subplot(111)
         if d.kind == "line":
             ax.plot(range(len(d.values)), d.values, marker="o", color="#0969da")
+            # a count's trend read from a cut axis exaggerates every change: start at zero
+            ax.set_ylim(bottom=min(0.0, min(d.values)), top=max(d.values) * 1.08 if max(d.values) > 0 else None)
             ax.set_xticks(range(len(d.labels)))
             ax.set_xticklabels(d.labels, rotation=45 if len(d.labels) > 8 else 0, ha="right" if len(d.labels) > 8 else "center")
         elif d.kind == "bar":
@@ -176,6 +179,27 @@ class ChartView(QWidget):
         self.canvas.draw_idle()
         return True
 
+    def save(self, path: str) -> Path:
+        """The chart as a PNG or an SVG (by the name's suffix; PNG when it has none), as wide as a page column."""
+        if self.figure is None or self.data is None:
+            raise ValueError("there is no chart for this answer")
+        out = Path(path)
+        if out.suffix.lower() not in (".png", ".svg"):
+            out = out.with_name(out.name + ".png")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        size, dpi = self.figure.get_size_inches(), self.figure.dpi
+        try:
+            self.figure.set_size_inches(8, 5)  # the dock's size is whatever the user dragged it to
+            self._constrained(True)
+            self._fit_title()
+            self.figure.savefig(str(out), format=out.suffix[1:].lower(), dpi=150)
+        finally:
+            self.figure.set_size_inches(*size)
+            self.figure.set_dpi(dpi)
+            self._fit_to_size()
+            self.canvas.draw_idle()
+        return out
+
     def title_lines(self) -> List[str]:
         """The question as the chart's title, wrapped to the figure's width (never cut off at its edge)."""
         if self.data is None or self.figure is None:
@@ -188,11 +212,14 @@ class ChartView(QWidget):
         """On resize: re-wrap the title; lay out only when there is room (a hidden tab's canvas is tiny, and
         constrained layout then warns that the axes collapsed)."""
         roomy = self.canvas.width() >= MIN_LAYOUT_PX[0] and self.canvas.height() >= MIN_LAYOUT_PX[1]
-        if hasattr(self.figure, "set_layout_engine"):  # matplotlib 3.6 and later
-            self.figure.set_layout_engine("constrained" if roomy else "none")
-        else:
-            self.figure.set_constrained_layout(roomy)
+        self._constrained(roomy)
         self._fit_title()
+
+    def _constrained(self, on: bool) -> None:
+        if hasattr(self.figure, "set_layout_engine"):  # matplotlib 3.6 and later
+            self.figure.set_layout_engine("constrained" if on else "none")
+        else:
+            self.figure.set_constrained_layout(on)
 
     def _fit_title(self) -> None:
         if self.title_text is not None:

@@ -9,6 +9,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from qgis.core import (
     QgsCategorizedSymbolRenderer,
+    QgsExpressionContextUtils,
     QgsCoordinateReferenceSystem,
     QgsCoordinateTransformContext,
     QgsFeature,
@@ -77,7 +78,20 @@ def table_name(text: str, fallback: str = "mapask_result") -> str:
     if head[0].isdigit():
         head = f"{fallback}_{head}"
     digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:6]
-    return "_".join(part for part in (head, _first_words(_slug(shows), SHOWS_CHARS), digest) if part)
+    room = min(SHOWS_CHARS, TABLE_CHARS - len(head) - len(digest) - 2)  # never longer than TABLE_CHARS
+    return "_".join(part for part in (head, _first_words(_slug(shows), room), digest) if part)
+
+
+def with_suffix(path: Any, suffix: str) -> Path:
+    """`path` ending in `suffix` ('.gpkg'): added when the user typed the name without it (never replaced: a
+    name such as 'answer.v2' becomes 'answer.v2.gpkg')."""
+    path = Path(path)
+    return path if path.suffix.lower() == suffix.lower() else path.with_name(path.name + suffix)
+
+
+def file_stem(question: str, fallback: str = "mapask_answer") -> str:
+    """A file name (without suffix) after the question: its first words, lower case, underscores."""
+    return _first_words(_slug(question), 60) or fallback
 
 
 def _unique(name: str, taken: Sequence[str]) -> str:
@@ -155,7 +169,7 @@ def save_style_and_metadata(source: QgsVectorLayer, path: Path, table: str) -> Q
 def export_gpkg(path: Path, entry: dict, layers: Sequence[QgsVectorLayer] = (),
                 columns: Sequence[str] = (), rows: Sequence[Sequence[Any]] = ()) -> Path:
     """The answer's layers (or, with none, its table), styled, plus the mapask_provenance table, in one GeoPackage."""
-    path = Path(path)
+    path = with_suffix(path, ".gpkg")
     path.parent.mkdir(parents=True, exist_ok=True)
     written: List[Tuple[str, str]] = []
     sources = list(layers) or [memory_layer("answer", list(columns), list(rows), None, geometry_column=None)]
@@ -175,7 +189,7 @@ def export_gpkg(path: Path, entry: dict, layers: Sequence[QgsVectorLayer] = (),
 def export_csv(path: Path, entry: dict, columns: Sequence[str], rows: Sequence[Sequence[Any]],
                geometry_column: Optional[str] = None) -> Path:
     """The answer's table as CSV (no geometry column) and a <name>.provenance.json beside it."""
-    path = Path(path)
+    path = with_suffix(path, ".csv")
     path.parent.mkdir(parents=True, exist_ok=True)
     keep = [i for i, c in enumerate(columns) if c != geometry_column]
     with path.open("w", newline="", encoding="utf-8") as fh:
@@ -190,7 +204,7 @@ def export_csv(path: Path, entry: dict, columns: Sequence[str], rows: Sequence[S
 
 def legend_label(layer: QgsVectorLayer) -> str:
     """A layer's label in a map's legend: the title shows the question, so say what the layer shows."""
-    shows = layer.name().partition(" — ")[2]
+    shows = layer.name().partition(" — ")[2] or str(layer.customProperty("mapask/legend") or "")
     if shows:
         return shows
     renderer = layer.renderer()
@@ -212,10 +226,15 @@ def provenance_note(entry: dict) -> str:
 def answer_layout(entry: dict, layers: Sequence[QgsVectorLayer], crs: QgsCoordinateReferenceSystem,
                   extent: QgsRectangle, background: Sequence[QgsVectorLayer] = (),
                   project: Optional[QgsProject] = None):
-    """The answer as a print layout: its question as title, its layers over `background`, legend, scale, note."""
-    legend = [(layer, legend_label(layer)) for layer in layers]
+    """The answer as a print layout: its question as title, its answer (with its number) under it, its layers
+    over `background`, legend, scale, note. A layer that only carries the number has no legend line."""
+    legend = [(layer, legend_label(layer)) for layer in layers if _role(layer) != "number"]
     return map_layout(project or QgsProject.instance(), list(layers) + list(background), legend, extent, crs,
-                      entry.get("question", ""), provenance_note(entry))
+                      entry.get("question", ""), provenance_note(entry), subtitle=entry.get("answer", ""))
+
+
+def _role(layer: QgsMapLayer) -> str:
+    return str(QgsExpressionContextUtils.layerScope(layer).variable("mapask_role") or "")
 
 
 def export_png(path: Path, entry: dict, layers: Sequence[QgsVectorLayer], crs: Optional[QgsCoordinateReferenceSystem] = None,
@@ -229,7 +248,7 @@ def export_png(path: Path, entry: dict, layers: Sequence[QgsVectorLayer], crs: O
         raise ExportError("the answer's layers have no features to draw")
     if extent.isEmpty():  # a single point: show its surroundings
         extent.grow(250)
-    path = Path(path)
+    path = with_suffix(path, ".png")
     layout = answer_layout(entry, layers, crs, extent, background)
     export_layout_png(layout, path, width=width)
     image = QImage(str(path))
@@ -257,7 +276,7 @@ def export_answer(path: str, answer: Any, entry: dict, pack: Any, executor: Any)
         from .present import context_layers
 
         extent = combined_extent(shown.layers, shown.layers[0].crs(), QgsProject.instance()) if shown.layers else None
-        background = context_layers(pack, extent, None, executor) if extent is not None else []
+        background = context_layers(pack, extent, None, executor, shown.layers) if extent is not None else []
         return export_png(target, entry, shown.layers, background=background)
     raise ExportError(f"unknown export format {suffix or '(none)'}: use .gpkg, .csv or .png")
 

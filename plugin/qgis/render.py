@@ -1,5 +1,6 @@
 """Render layers to a PNG with QGIS's own map renderer, or lay them out as a printed map; works headless."""
 
+import textwrap
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence, Tuple, Union
@@ -83,6 +84,7 @@ def render_png(
 PAGE_MM = (297.0, 210.0)  # A4 landscape
 MARGIN_MM = 10.0
 LEGEND_MM = 70.0  # width of the legend column on the right of the map
+LEGEND_CHARS = 30  # a longer legend line is wrapped to fit that column
 NORTH_ARROW = ":/images/north_arrows/layout_default_north_arrow.svg"  # shipped inside QGIS's resources
 
 
@@ -148,6 +150,7 @@ def _legend(layout: QgsPrintLayout, map_item: QgsLayoutItemMap, entries: Sequenc
     root = legend.model().rootGroup()
     root.removeAllChildren()
     for layer, label in entries:
+        label = "\n".join(textwrap.wrap(label, LEGEND_CHARS)) or label  # the legend column has a fixed width
         node = root.addLayer(layer)
         node.setCustomProperty("legend/title-label", label)
         if len(legend.model().layerLegendNodes(node)) == 1:
@@ -182,10 +185,13 @@ def _north_arrow(layout: QgsPrintLayout, map_item: QgsLayoutItemMap, x: float, y
 
 
 def map_layout(project: QgsProject, layers: Sequence[QgsMapLayer], legend: Sequence[Tuple[QgsMapLayer, str]],
-               extent: QgsRectangle, crs: QgsCoordinateReferenceSystem, title: str, note: str) -> QgsPrintLayout:
-    """An A4 landscape layout: title, map of `layers` (first on top), legend, scale bar, north arrow, note.
+               extent: QgsRectangle, crs: QgsCoordinateReferenceSystem, title: str, note: str,
+               subtitle: str = "") -> QgsPrintLayout:
+    """An A4 landscape layout: title, subtitle, map of `layers` (first on top), legend, scale bar, north arrow,
+    note.
 
-    `legend` pairs layers with the label each shows in the legend; `note` says where the map comes from.
+    `legend` pairs layers with the label each shows in the legend; `subtitle` is the answer in words (its
+    number is on the page whatever the map can show); `note` says where the map comes from.
     """
     if extent.isEmpty():
         raise RenderError("cannot lay out an empty extent")
@@ -197,8 +203,11 @@ def map_layout(project: QgsProject, layers: Sequence[QgsMapLayer], legend: Seque
     m = MARGIN_MM
     title_item = _label(layout, title, 15, bold=True)
     title_item.setId("title")
-    _place(title_item, m, 6, width - 2 * m, 16)
-    box = (m, 24, width - 3 * m - LEGEND_MM, height - 24 - 18)
+    _place(title_item, m, 5, width - 2 * m, 9)
+    answer_item = _label(layout, subtitle, 9.5, colour="#24292f")
+    answer_item.setId("answer")
+    _place(answer_item, m, 14, width - 2 * m, 11)
+    box = (m, 26, width - 3 * m - LEGEND_MM, height - 26 - 18)
     map_item = _map_item(layout, layers, extent, crs, box)
     map_item.setId("map")
     _legend(layout, map_item, legend, box[0] + box[2] + m, box[1]).setId("legend")

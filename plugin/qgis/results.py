@@ -1,4 +1,4 @@
-"""Result layers: PostGIS query layers (or memory snapshots) from layer specs, styled, with provenance, in the MapAsk group."""
+"""Result layers: PostGIS query layers (memory snapshots only for the CLI) from layer specs, styled, with provenance."""
 
 import datetime as dt
 import json
@@ -16,6 +16,7 @@ from qgis.core import (
     QgsGeometry,
     QgsLayerMetadata,
     QgsLayerTreeGroup,
+    QgsLayerTreeRegistryBridge,
     QgsProject,
     QgsRectangle,
     QgsUnitTypes,
@@ -26,11 +27,11 @@ from qgis.PyQt.QtCore import QVariant
 
 from ..core.layer_sql import LayerSpec
 from ..core.pack import Pack
-from .styles import apply_graduated, apply_style, label_layer, style_classifying
+from .styles import ANSWER_LABELS, CONTEXT_LABELS, apply_graduated, apply_style, label_layer, style_classifying
 
 GROUP_NAME = "MapAsk"
+ANSWER_PROPERTY = "mapask/answer"  # on an answer's group in the layer tree: its audit entry id
 NAME_CHARS = 70
-MAX_BUFFERED = 1000  # dissolving more search areas than this would stall the map for little gain
 INTEGER_MEASURES = ("count", "epdo", "matching", "total")
 
 
@@ -130,14 +131,19 @@ def postgis_layer(uri_text: str, name: str) -> QgsVectorLayer:
     return layer
 
 
-def style_layer(layer: QgsVectorLayer, spec: LayerSpec, pack: Pack) -> None:
-    """Points by severity when the pack names a severity field, counts/rates graduated, support as anchors."""
+def style_layer(layer: QgsVectorLayer, spec: LayerSpec, pack: Pack, measure: str = "") -> None:
+    """Points by severity when the pack names a severity field, counts/rates graduated, support as anchors.
+
+    The answer's labels outrank every other label (context, the user's own layers), and a handful of areas
+    or a place show theirs even where they would collide: a count must never drop off the map."""
     ent = pack.entities.get(spec.entity)
     if spec.role == "support":
         if spec.geometry == "point":
             apply_style(layer, "anchor", size=6 if spec.label_column else 3.5)
         else:
             apply_style(layer, "line" if spec.geometry == "line" else "polygon_outline", color="#b47800")
+    elif spec.role == "place":
+        apply_style(layer, "area" if spec.geometry == "polygon" else "anchor")
     elif spec.kind == "areas" and spec.value_column:
         if layer.featureCount() <= 1:
             apply_style(layer, "area" if spec.geometry == "polygon" else "anchor")
@@ -149,42 +155,37 @@ def style_layer(layer: QgsVectorLayer, spec: LayerSpec, pack: Pack) -> None:
         apply_style(layer, style_classifying(ent.severity_field))  # points by severity
     else:
         apply_style(layer, {"point": "point", "line": "line"}.get(spec.geometry, "polygon_outline"))
+    # every area keeps its number; points close together would print theirs over each other
+    show_all = spec.kind == "areas" and spec.geometry == "polygon" and layer.featureCount() <= 60
     if spec.label_column and layer.fields().indexOf(spec.label_column) >= 0:
-        if spec.value_column and layer.fields().indexOf(spec.value_column) >= 0:
+        name = QgsExpression.quotedColumnRef(spec.label_column)
+        if spec.role == "place" and measure:
+            label_layer(layer, f"{name} || '\\n' || {QgsExpression.quotedString(measure)}", expression=True,
+                        priority=ANSWER_LABELS, show_all=True, size=10.5)
+        elif spec.value_column and layer.fields().indexOf(spec.value_column) >= 0:
             places = 0 if spec.value_column in INTEGER_MEASURES else 2
-            label_layer(layer, f'"{spec.label_column}" || \'\\n\' || format_number("{spec.value_column}", {places})',
-                        expression=True)
+            label_layer(layer, f'{name} || \'\\n\' || format_number("{spec.value_column}", {places})',
+                        expression=True, priority=ANSWER_LABELS, show_all=show_all)
         else:
-            label_layer(layer, spec.label_column)
+            label_layer(layer, spec.label_column, priority=ANSWER_LABELS, show_all=show_all)
+
+
+def style_number(layer: QgsVectorLayer, text: str) -> None:
+    """The answer's number, large, at the middle of what it counted; no marker, only the label."""
+    apply_style(layer, "point", opacity=0.0)
+    label_layer(layer, QgsExpression.quotedString(text), size=13, expression=True, priority=ANSWER_LABELS,
+                show_all=True, bold=True)
 
 
 def apply_context_style(layer: QgsVectorLayer, spec: LayerSpec, labels: bool = True) -> None:
-    """Background layers in quiet grey, so the answer stands out; areas labelled with their names."""
+    """Background layers in quiet grey, so the answer stands out; areas labelled with their names, inside them
+    and below every answer label in priority (a context name never pushes an answer's number off the map)."""
     if spec.geometry == "polygon":
         apply_style(layer, "polygon_outline", color="#9a9a9a", size=0.3)
     else:
         apply_style(layer, "line" if spec.geometry == "line" else "point", color="#b8b8b8", size=0.3)
     if labels and spec.label_column and layer.featureCount() <= 60:
-        label_layer(layer, spec.label_column, size=7.5)
-
-
-def search_area_layer(source: QgsVectorLayer, distance: float, name: str) -> Optional[QgsVectorLayer]:
-    """The area within `distance` of the source features, dissolved, as a memory layer (None if not drawable)."""
-    if source.crs().mapUnits() != QgsUnitTypes.DistanceMeters or source.featureCount() > MAX_BUFFERED:
-        return None
-    parts = [f.geometry().buffer(distance, 16) for f in source.getFeatures() if f.hasGeometry()]
-    if not parts:
-        return None
-    layer = QgsVectorLayer(f"MultiPolygon?crs={source.crs().authid()}&field=distance_m:double", name, "memory")
-    feat = QgsFeature(layer.fields())
-    geom = QgsGeometry.unaryUnion(parts)
-    geom.convertToMultiType()
-    feat.setGeometry(geom)
-    feat.setAttributes([float(distance)])
-    layer.dataProvider().addFeatures([feat])
-    layer.updateExtents()
-    apply_style(layer, "search_area")
-    return layer
+        label_layer(layer, spec.label_column, size=7.5, priority=CONTEXT_LABELS, inside=True)
 
 
 # ---- provenance, group, zoom ----------------------------------------------------------------------
@@ -231,17 +232,45 @@ def result_group(project: QgsProject) -> QgsLayerTreeGroup:
     return group if group is not None else root.insertGroup(0, GROUP_NAME)
 
 
-def add_to_project(project: QgsProject, layers: List[QgsVectorLayer], question: str) -> QgsLayerTreeGroup:
+def is_mapask_layer(layer: Any) -> bool:
+    """A layer MapAsk made (its provenance names a role), as opposed to one the user added."""
+    return layer is not None and bool(QgsExpressionContextUtils.layerScope(layer).variable("mapask_role"))
+
+
+def _answer_groups(group: QgsLayerTreeGroup) -> List[QgsLayerTreeGroup]:
+    """Sub-groups holding an answer: marked as such, or (projects saved before the mark) holding MapAsk layers."""
+    return [node for node in group.children() if isinstance(node, QgsLayerTreeGroup)
+            and (node.customProperty(ANSWER_PROPERTY) or any(is_mapask_layer(n.layer()) for n in node.findLayers()))]
+
+
+def hide_answers(project: QgsProject) -> int:
+    """Switch earlier answers off and fold them: MapAsk's own layers only, so a layer the user put among them
+    stays as the user left it. Returns how many layers were switched off."""
+    group = project.layerTreeRoot().findGroup(GROUP_NAME)
+    hidden = 0
+    for answer in _answer_groups(group) if group is not None else []:
+        nodes = answer.findLayers()
+        for node in nodes:
+            if is_mapask_layer(node.layer()) and node.itemVisibilityChecked():
+                node.setItemVisibilityChecked(False)
+                hidden += 1
+        if all(is_mapask_layer(n.layer()) for n in nodes):
+            answer.setItemVisibilityChecked(False)
+        answer.setExpanded(False)
+    return hidden
+
+
+def add_to_project(project: QgsProject, layers: List[QgsVectorLayer], question: str,
+                   entry_id: str = "") -> QgsLayerTreeGroup:
     """Put an answer's layers in a sub-group of its own at the top of the MapAsk group, shown and expanded.
 
     Earlier answers stay in the project but are collapsed and switched off, so the map and the legend show
     the latest answer; the user can tick an earlier one back on. Returns the new answer's group.
     """
     group = result_group(project)
-    for node in group.children():
-        node.setItemVisibilityChecked(False)
-        node.setExpanded(False)
+    hide_answers(project)
     target = group.insertGroup(0, layer_name(question))
+    target.setCustomProperty(ANSWER_PROPERTY, entry_id or "answer")
     for i, layer in enumerate(layers):
         project.addMapLayer(layer, False)
         node = target.insertLayer(i, layer)
@@ -252,13 +281,26 @@ def add_to_project(project: QgsProject, layers: List[QgsVectorLayer], question: 
     return target
 
 
+def release_insertion_point(project: QgsProject) -> None:
+    """New layers the user adds go to the top of the project, not into the answer MapAsk just selected.
+
+    QGIS puts a new layer above the current layer, inside its group, and moves that insertion point only when
+    the current layer changes; MapAsk's answer becoming current would otherwise catch the user's next layers
+    (and the next answer would switch them off with it)."""
+    root = project.layerTreeRoot()
+    project.layerTreeRegistryBridge().setLayerInsertionPoint(QgsLayerTreeRegistryBridge.InsertionPoint(root, 0))
+
+
 def make_current(project: QgsProject, layer: Optional[QgsVectorLayer]) -> bool:
-    """Make `layer` QGIS's current layer (selected in the Layers panel), when QGIS shows this project."""
+    """Make `layer` QGIS's current layer (selected in the Layers panel), when QGIS shows this project; then
+    move the insertion point for new layers out of the answer's group."""
     from qgis.utils import iface  # None outside the QGIS application (the CLI's bare QgsApplication)
 
     if iface is None or layer is None or project is not QgsProject.instance():
+        release_insertion_point(project)
         return False
     iface.setActiveLayer(layer)
+    release_insertion_point(project)
     return True
 
 

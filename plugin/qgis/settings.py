@@ -95,3 +95,13 @@ def remember_question(settings: Settings, question: str) -> None:
         return
     settings.history = [q] + [h for h in settings.history if h != q][: HISTORY_MAX - 1]
     QgsSettings().setValue(PREFIX + "history", settings.history)
+
+
+def export_dir() -> str:
+    """The folder of the last export, or '' before the first one (QgsSettings, under MapAsk/)."""
+    folder = str(QgsSettings().value(PREFIX + "export_dir", "") or "")
+    return folder if folder and Path(folder).is_dir() else ""
+
+
+def remember_export_dir(path: str) -> None:
+    QgsSettings().setValue(PREFIX + "export_dir", str(Path(path).resolve().parent))

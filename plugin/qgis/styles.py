@@ -5,6 +5,7 @@ from typing import Optional
 from qgis.core import (
     QgsClassificationJenks,
     QgsFillSymbol,
+    QgsGeometryGeneratorSymbolLayer,
     QgsGraduatedSymbolRenderer,
     QgsLineSymbol,
     QgsMarkerSymbol,
@@ -15,12 +16,19 @@ from qgis.core import (
     QgsTextFormat,
     QgsVectorLayer,
     QgsVectorLayerSimpleLabeling,
+    QgsWkbTypes,
 )
-from qgis.PyQt.QtGui import QColor, QFont, QFontInfo
+from qgis.PyQt.QtGui import QColor, QFont, QFontInfo, QPainter
 
 import re
 
 from .paths import STYLES_DIR, style_path
+
+
+ANSWER_LABELS = 10   # label priority of an answer's own labels (QGIS's highest)
+CONTEXT_LABELS = 1   # background names: placed only where no answer label wants the room
+SEARCH_FILL = "255,236,150"   # multiplied over the map: a pale tint that keeps what lies below readable
+SEARCH_EDGE = "180,120,0"
 
 
 class StyleError(RuntimeError):
@@ -129,10 +137,16 @@ def installed_font() -> QFont:
     return font
 
 
-def label_layer(layer: QgsVectorLayer, field: str, size: float = 9.0, expression: bool = False) -> None:
-    """Label features with `field` (or an expression) in dark grey with a white halo, readable over any style."""
+def label_layer(layer: QgsVectorLayer, field: str, size: float = 9.0, expression: bool = False,
+                priority: int = 5, show_all: bool = False, inside: bool = False, bold: bool = False) -> None:
+    """Label features with `field` (or an expression) in dark grey with a white halo, readable over any style.
+
+    `priority` (0-10) decides who gets the room when labels collide; `show_all` draws every label even over
+    another (an answer's few numbers must all be on the map); `inside` keeps a polygon's name inside it."""
     text = QgsTextFormat()
-    text.setFont(installed_font())
+    font = installed_font()
+    font.setBold(bold)
+    text.setFont(font)
     text.setSize(size)
     text.setColor(QColor("#303030"))
     halo = QgsTextBufferSettings()
@@ -144,8 +158,42 @@ def label_layer(layer: QgsVectorLayer, field: str, size: float = 9.0, expression
     settings.fieldName = field
     settings.isExpression = expression
     settings.setFormat(text)
+    settings.priority = priority
+    settings.displayAll = show_all
+    if inside:
+        settings.fitInPolygonOnly = True
     layer.setLabeling(QgsVectorLayerSimpleLabeling(settings))
     layer.setLabelsEnabled(True)
+
+
+def search_area_expression(distance_m: float) -> str:
+    return f"buffer($geometry, {float(distance_m)!r})"
+
+
+def apply_search_area(layer: QgsVectorLayer, distance_m: float) -> None:
+    """Draw the area within `distance_m` of each feature (in the layer's CRS units) as one tinted area.
+
+    The features stay what the database returned (the guard allows no buffering in SQL): a geometry generator
+    buffers them while drawing. Every edge is drawn first and every fill over it (symbol levels), so where two
+    areas overlap no inner edge shows, and the fill is multiplied over the map, so nothing under it is hidden.
+    """
+    symbol = {QgsWkbTypes.PointGeometry: QgsMarkerSymbol, QgsWkbTypes.LineGeometry: QgsLineSymbol}.get(
+        layer.geometryType(), QgsFillSymbol)()
+    symbol.deleteSymbolLayer(0)
+    edge = QgsFillSymbol.createSimple({"style": "no", "outline_color": SEARCH_EDGE, "outline_style": "dash",
+                                       "outline_width": "0.6"})
+    fill = QgsFillSymbol.createSimple({"color": SEARCH_FILL, "outline_style": "no"})
+    for rendering_pass, sub in enumerate((edge, fill)):
+        generator = QgsGeometryGeneratorSymbolLayer.create({"geometryModifier": search_area_expression(distance_m),
+                                                            "SymbolType": "Fill"})
+        generator.setSubSymbol(sub)
+        generator.setRenderingPass(rendering_pass)
+        symbol.appendSymbolLayer(generator)
+    renderer = QgsSingleSymbolRenderer(symbol)
+    renderer.setUsingSymbolLevels(True)
+    layer.setRenderer(renderer)
+    layer.setBlendMode(QPainter.CompositionMode_Multiply)
+    layer.triggerRepaint()
 
 
 def style_classifying(field: str) -> Optional[str]:

@@ -16,6 +16,20 @@ def var(layer, name):
     return QgsExpressionContextUtils.layerScope(layer).variable(name)
 
 
+def search_areas(layer):
+    """The areas a search-area layer draws: its renderer's geometry generator evaluated on each feature."""
+    from qgis.core import QgsExpression, QgsExpressionContext, QgsExpressionContextUtils
+
+    (generator, *_rest) = layer.renderer().symbol().symbolLayers()
+    expression = QgsExpression(generator.geometryExpression())
+    context = QgsExpressionContext(QgsExpressionContextUtils.globalProjectLayerScopes(layer))
+    out = []
+    for feature in layer.getFeatures():
+        context.setFeature(feature)
+        out.append(expression.evaluate(context))
+    return out
+
+
 def mapask_group():
     return QgsProject.instance().layerTreeRoot().findGroup("MapAsk")
 
@@ -87,9 +101,10 @@ def test_proximity_question_draws_anchor_and_search_area(dock, pack):
     assert result.featureCount() == len(a.rows) > 0
     assert anchor.featureCount() == 1
     assert isinstance(anchor.renderer(), QgsSingleSymbolRenderer)
-    assert area.geometryType() == 2 and area.featureCount() == 1
-    # every crash of the answer lies inside the drawn search area
-    (zone,) = [f.geometry() for f in area.getFeatures()]
+    # the search area: the anchor's PostGIS features, drawn buffered by the answer's distance (no memory layer)
+    assert area.providerType() == "postgres" and area.featureCount() == 1
+    (zone,) = search_areas(area)
+    assert zone.type() == 2 and abs(zone.area() - 3.14159 * 304.8 ** 2) < 0.01 * zone.area()
     assert all(zone.contains(f.geometry()) for f in result.getFeatures())
     # several layers for one answer get a sub-group named after the question
     sub = mapask_group().findGroup(result.name())
@@ -103,7 +118,9 @@ def test_counts_by_school_become_graduated_points_with_search_areas(dock):
     result = shown.presented.result
     assert result.geometryType() == 0 and result.featureCount() == len(shown.answer.rows) == 18
     assert isinstance(result.renderer(), QgsGraduatedSymbolRenderer)
-    assert [var(layer, "mapask_role") for layer in shown.presented.layers] == ["result", "search area"]
+    assert [var(layer, "mapask_role") for layer in shown.presented.layers] == ["result", "counted", "search area"]
+    counted = shown.presented.layers[1]  # the crashes counted, drawn by severity, once each
+    assert counted.featureCount() > 0 and "counted" in counted.name()
 
 
 def test_trend_gets_a_line_chart_and_no_layer(dock):

@@ -48,7 +48,7 @@ def test_answer_layers_of_a_stored_password_connection_save_without_it(dock, pla
     shown = ask(dock, "show crashes within 1000 ft of cambrigeport school")
     layers = shown.presented.layers
     postgis = [layer for layer in layers if layer.providerType() == "postgres"]
-    assert len(postgis) == 2 and all("password" not in layer.source() for layer in postgis)
+    assert len(postgis) == len(layers) == 3 and all("password" not in layer.source() for layer in postgis)
     ids = [layer.id() for layer in postgis]
     path = tmp_path / "answer.qgz"
     assert QgsProject.instance().write(str(path))

@@ -63,27 +63,100 @@ def test_place_field_in_another_letter_case_still_finds_its_area(pipeline, pack,
     assert len(run(admin, spec.sql)) >= len(a.rows) - 1
 
 
-def test_one_number_for_one_place_draws_that_place(pipeline, pack, admin):
-    a = ask(pipeline, "how many crashes in cambridge")
-    (spec,) = plan_layers(a, pack).specs
-    (row,) = run(admin, spec.sql)
-    assert row[cols(admin, spec.sql).index("count")] == a.rows[0][0]
+def specs_by_role(plan):
+    out = {}
+    for spec in plan.specs:
+        assert spec.role not in out, spec.role
+        out[spec.role] = spec
+    return out
+
+
+def test_one_number_for_one_place_draws_the_records_it_counted_and_the_place(pipeline, pack, admin):
+    a = ask(pipeline, "how many crashes in cambridge had injuries")
+    specs = specs_by_role(plan_layers(a, pack))
+    assert set(specs) == {"result", "place"}
+    records, place = specs["result"], specs["place"]
+    assert records.kind == "records" and records.entity == a.frame["target"]
+    got = run(admin, records.sql)
+    assert len(got) == a.rows[0][0] == 22  # the records counted, each once
+    names = cols(admin, records.sql)
+    assert len({r[names.index(records.key)] for r in got}) == len(got)
+    town = names.index("city_town_name")
+    assert {r[town] for r in got} == {"CAMBRIDGE"}
+    (row,) = run(admin, place.sql)
+    assert row[cols(admin, place.sql).index("count")] == a.rows[0][0]
+
+
+def test_a_count_near_a_class_of_features_draws_records_number_support_and_search_area(pipeline, pack, admin):
+    a = ask(pipeline, "bike crashes within 50 m of traffic signals")
+    specs = specs_by_role(plan_layers(a, pack))
+    assert set(specs) == {"result", "number", "support", "search area"}
+    assert len(run(admin, specs["result"].sql)) == a.rows[0][0] == 728
+    (number,) = run(admin, specs["number"].sql)
+    assert number[cols(admin, specs["number"].sql).index("geom")] is not None
+    assert specs["search area"].buffer_m == 50 and specs["search area"].sql == specs["support"].sql
+
+
+def test_reference_features_are_limited_to_the_place_and_distance_of_the_question(pipeline, pack, admin):
+    a = ask(pipeline, "crashes within 100 m of bus stops in somerville")
+    specs = specs_by_role(plan_layers(a, pack))
+    stops = run(admin, specs["support"].sql)
+    assert 0 < len(stops) < 200  # not the region's 5,000 stops cut at the row cap
+    key = cols(admin, specs["support"].sql).index(specs["support"].key)
+    (far,) = rows(admin, f"""SELECT count(*) FROM ma.mbta_stop s WHERE s.gid = ANY(%s) AND NOT EXISTS (
+                               SELECT 1 FROM ma.massdot_crash c WHERE c.city_town_name = 'SOMERVILLE'
+                               AND ST_DWithin(c.geom, s.geom, 100))""", [r[key] for r in stops])[0]
+    assert far == 0  # every stop drawn is within the distance of a counted crash in the town
+    assert len(run(admin, specs["result"].sql)) == a.rows[0][0]
+    assert "search area" in specs and "place" in specs
+
+
+def test_a_share_draws_the_records_its_numerator_counted(pipeline, pack, admin):
+    a = ask(pipeline, "share of crashes at night in cambridge")
+    specs = specs_by_role(plan_layers(a, pack))
+    assert len(run(admin, specs["result"].sql)) == a.rows[0][a.columns.index("matching")] == 19
+    near = ask(pipeline, "share of crashes within 50 m of traffic signals")
+    specs = specs_by_role(plan_layers(near, pack))
+    assert len(run(admin, specs["result"].sql)) == near.rows[0][near.columns.index("matching")] == 41
 
 
 def test_proximity_answers_draw_exactly_the_support_features(pipeline, pack, admin):
     a = ask(pipeline, "show crashes within 1000 ft of cambrigeport school")
-    result, support = plan_layers(a, pack).specs
-    assert support.role == "support" and support.buffer_m == pytest.approx(304.8)
+    result, support, area = plan_layers(a, pack).specs
+    assert support.role == "support" and area.role == "search area" and area.buffer_m == pytest.approx(304.8)
     (anchor,) = run(admin, support.sql)
     assert anchor[cols(admin, support.sql).index(support.label_column)] == a.frame["near"]["anchor"]["name"]
     grouped = ask(pipeline, "pedestrian crashes within 150 m of cambridge public schools by school")
-    (spec,) = plan_layers(grouped, pack).specs  # the counted schools are the support: one layer, with buffers
-    assert spec.geometry == "point" and spec.buffer_m == 150 and len(run(admin, spec.sql)) == len(grouped.rows)
+    specs = specs_by_role(plan_layers(grouped, pack))  # the counted schools are the support: graduated, with areas
+    assert set(specs) == {"result", "counted", "search area"}
+    assert specs["result"].geometry == "point" and len(run(admin, specs["result"].sql)) == len(grouped.rows)
+    assert specs["search area"].buffer_m == 150
+    counted = run(admin, specs["counted"].sql)
+    (distinct,) = rows(admin, """SELECT count(DISTINCT c.gid) FROM ma.cambridge_crash c JOIN ma.school s
+                                 ON ST_DWithin(c.geom, s.geom, 150) WHERE c.pedestrian_involved
+                                 AND s.school_type = 'public'""")[0]
+    assert len(counted) == distinct > 0
 
 
 def test_answers_without_a_map_get_no_layer(pipeline, pack):
-    assert plan_layers(ask(pipeline, "trend of pedestrian crashes over the years"), pack).specs == []
-    assert plan_layers(pipeline.ask("crashes in paris"), pack).specs == []
+    for question in ("trend of pedestrian crashes over the years", "compare crashes in cambridge and somerville",
+                     "crashes by weather"):
+        plan = plan_layers(ask(pipeline, question), pack)
+        assert plan.specs == [] and plan.no_map, question
+    plan = plan_layers(pipeline.ask("crashes in paris"), pack)
+    assert plan.specs == [] and not plan.no_map  # not answered: nothing to say about a map
+
+
+def test_every_map_statement_passes_the_guard(pipeline, pack):
+    guard = Guard(pack)
+    for question in ("how many crashes in cambridge had injuries", "pedestrian crashes near schools in cambridge",
+                     "crashes within 100 m of bus stops in somerville", "share of crashes within 50 m of traffic signals",
+                     "epdo in cambridge", "crash rate per 1000 residents in cambridge", "the nearest signal to cambridgeport school"):
+        plan = plan_layers(ask(pipeline, question), pack)
+        assert plan.specs and not plan.skipped, (question, plan.skipped)
+        for spec in plan.specs:
+            report = guard.check(spec.sql)
+            assert report.ok and spec.guard["ok"] and report.sql == spec.sql, (question, spec.role)
 
 
 def test_a_statement_the_guard_refuses_never_becomes_a_layer(pipeline, pack):
@@ -99,3 +172,14 @@ def test_context_layers_are_checked_and_bounded(pack, admin):
     for spec in plan.specs:
         assert spec.role == "context" and Guard(pack).check(spec.sql).ok
         assert 0 < len(run(admin, spec.sql)) <= 50
+
+
+def test_a_ranking_of_features_draws_only_the_records_of_the_features_it_kept(pipeline, pack, admin):
+    a = ask(pipeline, "top 3 schools with the most pedestrian crashes within 150 m")
+    specs = specs_by_role(plan_layers(a, pack))
+    kept = [r[a.columns.index("site_name")] for r in a.rows]
+    assert len(kept) == 3 and len(run(admin, specs["result"].sql)) == 3
+    (want,) = rows(admin, """SELECT count(DISTINCT c.gid) FROM ma.cambridge_crash c JOIN ma.school s
+                             ON ST_DWithin(c.geom, s.geom, 150) WHERE c.pedestrian_involved
+                             AND s.site_name = ANY(%s)""", kept)[0]
+    assert len(run(admin, specs["counted"].sql)) == want > 0
