@@ -54,7 +54,7 @@ def test_a_count_in_a_place_draws_the_records_it_counted_with_the_number(dock, p
 
 
 def test_counts_near_features_draw_the_records_not_only_the_features(dock):
-    for question, count in (("pedestrian crashes near schools in cambridge", 76),
+    for question, count in (("pedestrian crashes within 100 m of schools in cambridge", 76),
                             ("bike crashes within 50 m of traffic signals", 728)):
         shown = ask(dock, question)
         layers = by_role(shown)
@@ -134,7 +134,7 @@ def test_the_users_new_layers_are_not_swallowed_or_switched_off(dock, qgis_iface
 
 
 def test_every_mapask_layer_survives_save_close_and_reopen(dock, tmp_path):
-    questions = ["crashes within 100 m of bus stops in somerville", "pedestrian crashes near schools in cambridge",
+    questions = ["crashes within 100 m of bus stops in somerville", "pedestrian crashes within 100 m of schools in cambridge",
                  "show crashes within 1000 ft of cambrigeport school",
                  "pedestrian crashes within 150 m of cambridge public schools by school",
                  "crashes by neighborhood", "share of crashes at night in cambridge"]
