@@ -92,7 +92,9 @@ def answer_html(shown: Any, wording: Any = None) -> str:
     a, entry = shown.answer, shown.entry
     colour = STATUS_COLOURS.get(a.status, "#57606a")
     sentence = wording.ask_back(a) if wording is not None else a.answer
-    parts = [f"<p style='font-size:11pt'>{_e(sentence)}</p>"]
+    readback = (getattr(a, "readback", None) or {}).get("text", "")
+    parts = [f"<p style='color:#57606a'><i>{_e(readback)}</i></p>"] if readback and a.status == "answered" else []
+    parts.append(f"<p style='font-size:11pt'>{_e(sentence)}</p>")
     if a.status == "clarify" and not a.clarify:
         parts.append(f"<p><a href='{HELP_LINK}'>What can I ask?</a></p>")
     if shown.follow_up_of:
@@ -105,12 +107,15 @@ def answer_html(shown: Any, wording: Any = None) -> str:
     parts.append("<p>" + " · ".join(meta) + "</p>")
     headers = wording.headers(a.columns, a.frame) if wording is not None else None
     parts.append(key_numbers(a.columns, a.rows, a.geometry_column, headers))
-    lowered = [f for f in a.features if f.get("value")]
-    if a.features:
+    # only what is present counts, each with the sign of its fitted weight: what lowers it, then what raises it
+    active = [f for f in a.features if f.get("value") and f.get("weight")]
+    lowered = [f for f in active if f["weight"] * f["value"] < 0]
+    raised = [f for f in active if f["weight"] * f["value"] > 0]
+    if active:
         items = [f"<li style='color:#9a6700'>− {_e(text)}</li>" for text in lowered_reasons(lowered)]
-        fine = [_e(f.get("evidence")) for f in a.features if not f.get("value")]
-        if fine:
-            items.append(f"<li style='color:#57606a'>✓ {'; '.join(fine)}</li>")
+        said = lowered_reasons(lowered)
+        items += [f"<li style='color:#1a7f37'>+ {_e(text)}</li>" for text in lowered_reasons(raised)
+                  if not any(text in other for other in said)]  # a reason quoted whole in another adds nothing
         parts.append("<p><b>Why this confidence</b></p><ul style='margin-top:0'>" + "".join(items) + "</ul>")
     if a.repairs:
         items = [f"<li>{_e(wording.repair(r, a.frame) if wording is not None else r.get('reason'))}</li>"
