@@ -56,3 +56,16 @@ def test_second_pack_spatial_scope_and_groups(svc, admin):
 def test_second_pack_refuses_what_it_does_not_know(svc):
     a = svc.ask("how many crashes in cambridge")
     assert a.status == "clarify" and not a.sql
+
+
+def test_second_pack_reads_people_s_phrasing_with_no_code_change(svc, admin):
+    """Context, a typo of the pack's own vocabulary and an exclusion work on a pack MapAsk was not built around."""
+    a = svc.ask("Quick check before the meeting: how many requests in 2020 excluding potholes?")
+    assert a.status == "answered", a.answer
+    assert a.rows[0][0] == scalar(admin, "SELECT count(*) FROM svc.service_request WHERE category <> 'Pothole' "
+                                         "AND extract(year FROM opened_on) = 2020")
+    assert "not 'Pothole'" in a.readback["text"] and a.understood["context"]
+    typo = svc.ask("how many grafiti requests")
+    assert typo.status == "answered" and typo.rows[0][0] == scalar(
+        admin, "SELECT count(*) FROM svc.service_request WHERE category = 'Graffiti'")
+    assert typo.understood["corrections"][0]["to"] == "graffiti"
