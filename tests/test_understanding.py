@@ -97,3 +97,18 @@ def test_cli_json_carries_readback_confidence_and_reasons():
     obj = json.loads(out.stdout)
     assert obj["readback"].startswith("Read as:") and "'Fatal injury'" in obj["readback"]
     assert isinstance(obj["confidence"], float) and isinstance(obj["reasons"], list)
+
+
+def test_below_the_threshold_other_sources_are_offered_as_readings(pack, admin):
+    unsure = Pipeline(pack, READER_DSN, ask_below=0.999)
+    q = "bike crashes within 100 m of schools in 2016"
+    a = unsure.ask(q)
+    readings = a.clarify[0]["choices"]
+    assert a.status == "clarify" and len(readings) >= 2 and len(set(readings)) == len(readings)
+    targets = [f["target"] for f in a.clarify[0]["frames"]]
+    second = unsure.ask(q, choose=targets.index("bicycle_crash") + 1)
+    assert second.status == "answered" and second.frame["target"] == "bicycle_crash"
+    assert second.rows[0][0] == scalar(admin, "SELECT count(*) FROM ma.cambridge_bicycle_crash c WHERE "
+                                              "EXISTS (SELECT 1 FROM ma.school s WHERE ST_DWithin(c.geom, s.geom, 100)) "
+                                              "AND extract(year FROM c.date_time) = 2016")
+    unsure.executor.close()

@@ -285,7 +285,9 @@ class MapAskDock(QgsDockWidget):
                    if c.get("frames") and str(c.get("text")) == said]
         if offered:  # MapAsk's own reading, offered below its confidence bar: answer exactly that reading
             from ..plugin.core.frame import frame_from_dict
-            self.ask(q, follow_up=False, frame=frame_from_dict(offered[0]["frames"][0]))
+            texts = [str(c) for c in offered[0].get("choices", [])]
+            pick = texts.index(choice) if choice in texts else 0
+            self.ask(q, follow_up=False, frame=frame_from_dict(offered[0]["frames"][pick]))
             return
         new = re.sub(re.escape(said), choice, q, count=1, flags=re.I) if said and said.lower() in q.lower() \
             else f"{q} {choice}"

@@ -1,6 +1,7 @@
 """One pipeline for the CLI and the dock: link, interpret, repair, plan, compile, guard, execute, verify, explain, record."""
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import hashlib
 import json
@@ -260,6 +261,8 @@ class Pipeline:
         clock = time.perf_counter
         step("repair")
         t0 = clock()
+        readings = self._readings(frame) if gate and (a.choice or 1) > 1 else [frame]
+        frame = readings[min(len(readings), a.choice or 1) - 1]  # '--choose 2': the second reading offered
         rep = self.repairer.run(frame)
         t["repair"] = (clock() - t0) * 1000
         f = rep.frame
@@ -341,13 +344,30 @@ class Pipeline:
         a.result_hash = result_hash(a.columns, a.rows)
         a.status = "answered"
         if gate and self.ask_below is not None and a.choice is None and (a.confidence or 0) < self.ask_below:
-            self._ask_back_unsure(a, f)
+            self._ask_back_unsure(a, f, frame)
 
-    def _ask_back_unsure(self, a: Answer, f: Frame) -> None:
-        """Below the threshold: the reading is offered as a choice instead of a number (the result stays in the
-        audit entry by its hash; choosing the reading answers it)."""
+    def _readings(self, frame: Frame) -> list[Frame]:
+        """The reading itself, then up to two others that read the records from another source that can answer
+        every part of the question (the runner-up sources of the repair's choice)."""
+        out, seen = [frame], {self.repairer.run(frame).frame.target}
+        for name, ent in sorted(self.pack.entities.items(), key=lambda kv: self.pack.priority(kv[0])):
+            if len(out) >= 3 or not ent.time or name in seen:
+                continue
+            alt = copy.deepcopy(frame)
+            alt.target = name
+            rep = self.repairer.run(alt)
+            if rep.frame.target == name and not (rep.clarify or rep.problems or rep.outside):
+                out.append(alt)
+                seen.add(name)
+        return out
+
+    def _ask_back_unsure(self, a: Answer, f: Frame, asked: Frame) -> None:
+        """Below the threshold: the reading, and the other readings there are, are offered as choices instead of a
+        number (the result stays in the audit entry by its hash; choosing a reading answers it)."""
         a.status = "clarify"
-        a.clarify = [{"text": "reading", "choices": [a.readback.get("text", "")], "frames": [f.to_dict()]}]
+        frames = [f] + [self.repairer.run(r).frame for r in self._readings(asked)[1:]]
+        texts = [a.readback.get("text", "")] + [readback(self.pack, r, {**a.understood})["text"] for r in frames[1:]]
+        a.clarify = [{"text": "reading", "choices": texts, "frames": [r.to_dict() for r in frames]}]
         a.answer = (f"MapAsk is not sure it read this question right (confidence {a.confidence:.2f}). "
                     f"{a.readback.get('text', '')} Is this what you meant? Choose it to get the answer, or rephrase.")
         a.columns, a.rows = [], []
