@@ -178,6 +178,15 @@ def main(argv: list[str] | None = None) -> int:
         lines += ["", f"right on all {len(schemas)} instances (real + {len(schemas) - 1} perturbed):"]
         lines += accuracy_lines(questions, every, "all_instances", report, results["ma"])
         lines.append(f"single-snapshot matches exposed by the perturbed copies: {len(exposed)} {exposed[:12]}")
+    lines += ["", "questions the data cannot answer (expect: refused; read splits), with MapAsk's status and reason:"]
+    for q in questions:
+        r = results["ma"][q["id"]]
+        if q.get("expect") == "refused" and q["split"] not in UNREAD:
+            lines.append(f"  {q['id']:9s} {r['status']:8s} {q['question'][:70]!r} -> {r.get('answer', '')[:110]}")
+    unread = [results["ma"][q["id"]] for q in questions if q.get("expect") == "refused" and q["split"] in UNREAD]
+    if unread:
+        lines.append(f"  unread splits: {sum(r['status'] != 'answered' for r in unread)} of {len(unread)} not answered "
+                     f"({sum(r['status'] == 'refused' for r in unread)} refused)")
     rs = list(results["ma"].values())
     n = len(rs)
     shares = {k: sum(r["status"] == k for r in rs) / n for k in ("clarify", "refused", "error")}
