@@ -201,41 +201,17 @@ class Pipeline:
                 return
             step("interpret")
             t0 = clock()
-            frame = interpret(ann, self.pack, q)
-            recipe = match_recipe(self.pack, ann)
-            a.candidates = [frame.to_dict()]
-            approved = None if recipe else approved_example(self.pack, q)
-            if approved:
-                # the same question, answered and approved by a reviewer: their frame, not a fresh reading
-                a.candidates.append(approved["frame"])
-                a.recipe = {"id": "approved_example", "title": approved["question"],
-                            "params": {"audit_entry": (approved.get("source") or {}).get("audit_entry")}}
-                frame = frame_from_dict(approved["frame"])
-                ann.unknown = []
-            if recipe:
-                # a reviewed analysis beats a fresh interpretation; both stay in the audit
-                a.candidates.append(recipe.frame.to_dict())
-                a.recipe = {"id": recipe.id, "title": recipe.title, "params": recipe.params}
-                frame = recipe.frame
-                trig = {t for r in self.pack.recipes if r["id"] == recipe.id for p in r["triggers"] for t in p.split()}
-                ann.unknown = [u for u in ann.unknown if u not in trig]
+            frame, reviewed = self._reviewed_reading(a, ann, interpret(ann, self.pack, q), q)
             if previous is not None:
                 comparing = any(has(s, "cue", "compare") and s.text != "or" for s in ann.spans)
                 frame = follow_up(self.pack, previous, frame, comparing)
             t["interpret"] = (clock() - t0) * 1000
             a.unknown = list(ann.unknown)
-            outside = None if recipe or approved else self._outside(frame)
-            if outside:
-                a.status, a.answer, a.frame = "refused", outside, frame.to_dict()
+            if not reviewed and self._stopped(a, ann, frame):
                 return
-            judged = None if recipe or approved or given is not None else self._judgement(ann, frame)
-            if judged:
-                a.status, a.clarify, a.frame = "clarify", [judged], frame.to_dict()
-                a.answer = (f"'{judged['text']}' names no measure: choose one, or say it in the question.")
-                return
-            refusal = None if recipe or approved else self._understood(ann, frame) or self._left_over(frame)
+            refusal = None if reviewed else self._understood(ann, frame) or self._left_over(frame)
             model_frame = None
-            if self.model is not None and not recipe and not approved:
+            if self.model is not None and not reviewed:
                 step("model")
                 t0 = clock()
                 model_frame, mlog = interpret_with_model(self.model, self.pack, q, self._resolve_place)
@@ -255,32 +231,84 @@ class Pipeline:
         # a frame given (a replay, a reading the user chose) is answered as it is, never asked back again
         self._answer_frame(a, frame, step, gate=given is None)
 
+    def _reviewed_reading(self, a: Answer, ann, frame: Frame, q: str) -> tuple[Frame, bool]:
+        """A reviewed analysis (recipe) or an approved example of the same question beats a fresh reading; every
+        candidate stays in the audit. Returns the frame to answer and whether it was reviewed."""
+        recipe = match_recipe(self.pack, ann)
+        a.candidates = [frame.to_dict()]
+        approved = None if recipe else approved_example(self.pack, q)
+        if approved:
+            a.candidates.append(approved["frame"])
+            a.recipe = {"id": "approved_example", "title": approved["question"],
+                        "params": {"audit_entry": (approved.get("source") or {}).get("audit_entry")}}
+            ann.unknown = []
+            return frame_from_dict(approved["frame"]), True
+        if recipe:
+            a.candidates.append(recipe.frame.to_dict())
+            a.recipe = {"id": recipe.id, "title": recipe.title, "params": recipe.params}
+            trig = {t for r in self.pack.recipes if r["id"] == recipe.id for p in r["triggers"] for t in p.split()}
+            ann.unknown = [u for u in ann.unknown if u not in trig]
+            return recipe.frame, True
+        return frame, False
+
+    def _stopped(self, a: Answer, ann, frame: Frame) -> bool:
+        """Refused when the question asks for what the data does not hold; asked back when a judgement names no
+        measure. True when the answer stops here."""
+        outside = self._outside(frame)
+        if outside:
+            a.status, a.answer, a.frame = "refused", outside, frame.to_dict()
+            return True
+        judged = self._judgement(ann, frame)
+        if judged:
+            a.status, a.clarify, a.frame = "clarify", [judged], frame.to_dict()
+            a.answer = f"'{judged['text']}' names no measure: choose one, or say it in the question."
+            return True
+        return False
+
     def _answer_frame(self, a: Answer, frame: Frame, step: Callable[[str], None], gate: bool = True) -> None:
         """Repair, plan, compile, guard, execute, verify and explain one frame into `a`."""
-        t = a.timings_ms
-        clock = time.perf_counter
         step("repair")
-        t0 = clock()
+        t0 = time.perf_counter()
         readings = self._readings(frame) if gate and (a.choice or 1) > 1 else [frame]
         frame = readings[min(len(readings), a.choice or 1) - 1]  # '--choose 2': the second reading offered
         rep = self.repairer.run(frame)
-        t["repair"] = (clock() - t0) * 1000
+        a.timings_ms["repair"] = (time.perf_counter() - t0) * 1000
         f = rep.frame
         a.frame, a.repairs, a.notes = f.to_dict(), [asdict(r) for r in rep.repairs], rep.notes
+        if self._repair_stops(a, rep):
+            return
+        compiled = self._run(a, f, step)
+        if compiled is None:
+            return
+        self._verify_and_explain(a, f, rep, step)
+        a.order_matters = compiled.order_matters
+        a.status = "answered"
+        if gate and self.ask_below is not None and a.choice is None and (a.confidence or 0) < self.ask_below:
+            self._ask_back_unsure(a, f, frame)
+
+    def _repair_stops(self, a: Answer, rep) -> bool:
+        """A place to choose, a question the data does not hold, or a frame that cannot be answered: said, and
+        True."""
         if rep.clarify:
             a.status, a.clarify = "clarify", rep.clarify
             c = rep.clarify[0]
             a.answer = (f"Did you mean {c['choices'][0]} by '{c['text']}'?" if len(c["choices"]) == 1 else
                         f"'{c['text']}' could mean: " + ", ".join(c["choices"][:5]) + ". Which one?")
-            return
+            return True
         if rep.outside:
             a.status = "refused"
             a.answer = "The data does not hold this: " + "; ".join(rep.outside) + "."
-            return
+            return True
         if rep.problems:
             a.status = "clarify"
             a.answer = "MapAsk cannot answer this as asked: " + "; ".join(rep.problems) + ". " + pack_summary(self.pack)
-            return
+            return True
+        return False
+
+    def _run(self, a: Answer, f: Frame, step: Callable[[str], None]):
+        """Plan, compile, guard and execute; the compiled statement, or None when the guard or the cost gate
+        refused it (said in `a`)."""
+        t, clock = a.timings_ms, time.perf_counter
         step("plan")
         t0 = clock()
         self._measure_sizes(f)
@@ -299,7 +327,7 @@ class Pipeline:
         a.sql = g.sql or compiled.sql
         if not g.ok:
             a.status, a.answer = "refused", f"The query was refused by the guard ({g.code}): {g.reason}"
-            return
+            return None
         step("execute")
         t0 = clock()
         try:
@@ -310,7 +338,7 @@ class Pipeline:
             a.status, a.error = "refused", f"{e.kind}: {e}"
             a.answer = (f"MapAsk did not run this query ({e.kind}): {e}. Narrow the question (a place, a period, "
                         "a distance) or raise the cost limit (MapAsk's settings, or --max-cost).")
-            return
+            return None
         finally:
             t["execute"] = (clock() - t0) * 1000
         if res.cost is not None:
@@ -320,8 +348,12 @@ class Pipeline:
         a.columns = [res.columns[i] for i in keep]
         a.rows = [[_jsonable(r[i]) for i in keep] for r in res.rows]
         a.truncated = res.truncated
-        a.order_matters = compiled.order_matters
         a.geometry_column = "geom" if "geom" in res.columns else None
+        return compiled
+
+    def _verify_and_explain(self, a: Answer, f: Frame, rep, step: Callable[[str], None]) -> None:
+        """Confidence with its reasons, the read-back, the answer sentence and the result hash."""
+        t, clock = a.timings_ms, time.perf_counter
         step("verify")
         t0 = clock()
         value_col = _value_col(a.columns, f)
@@ -329,7 +361,8 @@ class Pipeline:
                        or any(g.kind in ("area", "support") for g in f.group_by))
         missing = self._missing_geometry(f.target) if spatial else None
         if missing and missing[0]:
-            rep.notes.append(f"{missing[0]:,} of all {missing[1]:,} {self.pack.entity(f.target).plural} in the data have no location and cannot be placed")
+            rep.notes.append(f"{missing[0]:,} of all {missing[1]:,} {self.pack.entity(f.target).plural} in the data "
+                             f"have no location and cannot be placed")
         v = verify(self.pack, Evidence(f, rep.repairs, rep.notes, rep.clarify, a.rows, a.truncated, value_col, missing,
                                        a.understood))
         a.confidence, a.features, a.reasons = v.confidence, [x.__dict__ for x in v.features], v.reasons()[:6]
@@ -342,9 +375,6 @@ class Pipeline:
             a.answer += f" (Words not understood: {', '.join(a.unknown)}.)"
         t["explain"] = (clock() - t0) * 1000
         a.result_hash = result_hash(a.columns, a.rows)
-        a.status = "answered"
-        if gate and self.ask_below is not None and a.choice is None and (a.confidence or 0) < self.ask_below:
-            self._ask_back_unsure(a, f, frame)
 
     def _readings(self, frame: Frame) -> list[Frame]:
         """The reading itself, then up to two others that read the records from another source that can answer
