@@ -108,7 +108,7 @@ def answer_html(shown: Any, wording: Any = None) -> str:
     headers = wording.headers(a.columns, a.frame) if wording is not None else None
     parts.append(key_numbers(a.columns, a.rows, a.geometry_column, headers))
     # only what is present counts, each with the sign of its fitted weight: what lowers it, then what raises it
-    active = [f for f in a.features if f.get("value") and f.get("weight")]
+    active = [f for f in a.features if abs((f.get("value") or 0) * (f.get("weight") or 0)) >= 0.3]
     lowered = [f for f in active if f["weight"] * f["value"] < 0]
     raised = [f for f in active if f["weight"] * f["value"] > 0]
     if active:

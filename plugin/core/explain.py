@@ -5,6 +5,7 @@ from functools import lru_cache
 
 from .frame import Frame
 from .pack import Pack
+from .spelling import allowed_edits, edit_distance
 from .text import language
 
 
@@ -31,8 +32,8 @@ def _placed(pack: Pack, preds: list) -> tuple[list[str], list[str]]:
     preps, joiner = _word_order(pack.raw.get("language", "en"))
     before, after, joined = [], [], []
     for p in preds:
-        text = " ".join(p.text.split())
         concept = pack.concepts.get(p.concept) if p.concept else None
+        text = _spelt(" ".join(p.text.split()), concept)
         # the pack's own word with a preposition before what was said: 'injuries' -> 'with injuries'
         said = sorted((w for w in (concept.words if concept else []) if w.endswith(" " + text.lower())
                        and w.split()[0] in preps), key=len)
@@ -47,6 +48,23 @@ def _placed(pack: Pack, preds: list) -> tuple[list[str], list[str]]:
     if joined:  # 'with wet roads and head on collisions'
         after.insert(0, f"{joiner[0]} " + f" {joiner[1]} ".join(joined))
     return before, after
+
+
+def _distance(n) -> str:
+    """The distance as the user said it, with metres ('2 miles (3,218.7 m)'), or metres alone."""
+    metres = f"{n.distance_m:,.1f}".rstrip("0").rstrip(".")
+    said = (n.distance_text or "").strip()
+    return f"{said} ({metres} m)" if said and said.replace(" ", "") != f"{metres}m" else f"{metres} m"
+
+
+def _spelt(text: str, concept) -> str:
+    """A concept said with a misspelling the pack tolerates ('pedestrain') is written with the pack's own word."""
+    if concept is None or not concept.words or text.lower() == concept.words[0]:
+        return text
+    close = [w for w in concept.words if len(w) > 3 and edit_distance(text.lower(), w) <= allowed_edits(w)]
+    own = concept.words[0]
+    return own if close and text.lower() in concept.words and edit_distance(text.lower(), own) <= allowed_edits(own) \
+        else text
 
 
 def describe(pack: Pack, f: Frame, one: bool = False) -> str:
@@ -68,9 +86,9 @@ def describe(pack: Pack, f: Frame, one: bool = False) -> str:
         if f.near.mode == "along":
             parts.append(f"along {what} (within {f.near.distance_m:g} m)")
         elif f.near.quantifier == "none":
-            parts.append(f"with no {what} within {f.near.distance_m:g} m")
+            parts.append(f"with no {what} within {_distance(f.near)}")
         else:
-            parts.append(f"{rel} {f.near.distance_m:g} m of {what}" if f.near.mode != "nearest" else f"{rel} {what}")
+            parts.append(f"{rel} {_distance(f.near)} of {what}" if f.near.mode != "nearest" else f"{rel} {what}")
     names = [pl.name.title() if pl.name.isupper() else pl.name for pl in f.scope] + \
         [f"{str(v).title()} {ent.fields[p.field].label}" for p in places for v in p.values]
     if names:

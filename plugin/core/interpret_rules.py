@@ -198,6 +198,8 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     sides: list[Side] = []
     if compare:
         sides = comparison_sides(cx, f, scope_spans, time_spans, target_preds, lambda p: is_place_pred(pack, p))
+        if strong and not sides:
+            f.unknown.append(strong[0].text)  # 'compare with X' and nothing to compare it with: asked, not dropped
 
     # --- assemble
     if inverse and time_spans and not pack.entities[readings(target_span, "entity")[0]].time:

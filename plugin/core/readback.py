@@ -134,10 +134,11 @@ def _shape(pack: Pack, f: Frame, ent: Entity, t: dict) -> list[str]:
     keys = []
     for g in f.group_by:
         if g.kind == "field":
-            e, _, name = g.key.partition(".")
+            first = g.key.split("|")[0]
+            e, _, name = first.partition(".") if "." in first else (ent.name, "", first)
             owner = pack.entities.get(e)
             fld = owner.fields.get(name) if owner else None
-            keys.append(fld.label if fld else name)
+            keys.append(fld.label if fld else name.replace("_", " "))
         elif g.kind in ("area", "support"):
             keys.append(pack.entity(g.key).label if g.key in pack.entities else g.key)
         else:

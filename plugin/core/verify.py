@@ -9,6 +9,9 @@ from .frame import Frame
 from .pack import Pack
 
 
+WEIGHTY = 0.3  # a feature moving the log-odds less than this is no reason worth reading
+
+
 @dataclass
 class Feature:
     name: str
@@ -24,7 +27,7 @@ class Verdict:
 
     def reasons(self) -> list[str]:
         """What lowers (first) and raises the confidence, in plain words, most weighty first."""
-        active = [f for f in self.features if f.value and f.weight]
+        active = [f for f in self.features if abs(f.value * f.weight) >= WEIGHTY]
         active.sort(key=lambda f: f.value * f.weight)
         return [f.evidence for f in active]
 

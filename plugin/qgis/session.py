@@ -17,6 +17,7 @@ from ..core.user_examples import with_user_examples
 from . import settings as settings_mod
 from .connections import dsn_for
 from .present import Presented, chain_title, present
+from .results import hide_answers
 from .project_audit import ProjectAudit
 from .transforms import settle_for_pack
 from .tasks import AskTask
@@ -205,6 +206,9 @@ class Session(QObject):
             if shown.presented.layers:
                 self.audit.store.update(entry["id"], layer_ids=[l.id() for l in shown.presented.layers])
             self.previous = shown
+        else:  # an ask-back or a refusal: the previous answer's map must not pass for this one's
+            hide_answers(self.project)
+            shown.presented = Presented(no_map=True)
         self.last = shown
         self.answered.emit(shown)
 

@@ -252,3 +252,13 @@ def test_a_layer_cut_at_the_row_cap_says_so(dock):
     notes = " ".join(shown.presented.notes)
     assert "first 40 of 728" in notes and "row cap" in notes
     assert "728 Cambridge police crash reports counted" in layers["result"].name()
+
+
+def test_an_ask_back_or_refusal_leaves_no_earlier_map_on_screen(dock):
+    first = ask(dock, "how many crashes in cambridge")
+    assert first.presented.result in drawn()
+    for question in ("crashes near the park", "how many crashes in worcester in 2019"):
+        shown = ask(dock, question)
+        assert shown.answer.status in ("clarify", "refused"), question
+        assert not any(layer in drawn() for layer in first.presented.layers), question
+        assert not dock.map_note.isHidden(), question
