@@ -112,3 +112,8 @@ def test_below_the_threshold_other_sources_are_offered_as_readings(pack, admin):
                                               "EXISTS (SELECT 1 FROM ma.school s WHERE ST_DWithin(c.geom, s.geom, 100)) "
                                               "AND extract(year FROM c.date_time) = 2016")
     unsure.executor.close()
+
+
+def test_another_language_is_told_mapask_reads_english(pipeline):
+    a = pipeline.ask("cuántos accidentes hay en Boston")
+    assert a.status == "clarify" and "reads English" in a.answer and "Spanish" in a.answer and not a.rows

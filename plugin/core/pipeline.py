@@ -251,9 +251,24 @@ class Pipeline:
             return recipe.frame, True
         return frame, False
 
+    def _other_language(self, ann) -> str | None:
+        """The language a question is written in when it is not the pack's (two or more words the pack's language
+        does not read that are common words of another language), else None."""
+        unread = set(ann.unknown)
+        hits = {name: len(unread & set(words)) for name, words in (self.lang.get("other_languages") or {}).items()}
+        best = max(hits, key=hits.get) if hits else None
+        return best if best and hits[best] >= 2 else None
+
     def _stopped(self, a: Answer, ann, frame: Frame) -> bool:
         """Refused when the question asks for what the data does not hold; asked back when a judgement names no
-        measure. True when the answer stops here."""
+        measure or the question is in another language. True when the answer stops here."""
+        other = self._other_language(ann) if self.model is None else None  # a model may read it: checked after
+        if other:
+            a.status, a.frame = "clarify", frame.to_dict()
+            example = next((e["question"] for e in self.pack.examples if e.get("question")), "")
+            a.answer = (f"MapAsk reads English, and this question looks like {other}. Ask it in English"
+                        + (f", for example: {example}" if example else "") + ".")
+            return True
         outside = self._outside(frame)
         if outside:
             a.status, a.answer, a.frame = "refused", outside, frame.to_dict()
