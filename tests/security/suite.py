@@ -41,10 +41,16 @@ def rules_pipeline_factory(pack, dsn: str = READER_DSN) -> Callable:
 
 
 class _PidTracker:
-    """Wraps a pipeline factory so every backend pid a pipeline's executor used is known (to await its exit)."""
+    """Wraps a pipeline factory so every backend pid a pipeline's executor used is known (to await its exit and
+    to attribute canary reads to this run's sessions only)."""
 
     def __init__(self, factory):
-        self.factory, self.pids, self.pipes = factory, set(), []
+        self.factory, self._pids, self.pipes = factory, set(), []
+
+    @property
+    def pids(self) -> set[int]:
+        opened = {p for pipe in self.pipes for p in getattr(getattr(pipe, "executor", None), "backend_pids", [])}
+        return self._pids | opened
 
     def __call__(self, audit):
         pipe = self.factory(audit)
@@ -57,7 +63,7 @@ class _PidTracker:
             finally:
                 pid = backend_pid(getattr(pipe, "executor", None))
                 if pid:
-                    self.pids.add(pid)
+                    self._pids.add(pid)
         pipe.ask = tracked
         return pipe
 
@@ -97,7 +103,7 @@ def _run_adversarial(pack, make_pipeline: Callable | None = None, per_base: int 
             live = [p for p in {backend_pid(ex)} if p]
             session_bad = dbprobe.session_problems(m.admin, live)
             ex.close()
-            m.own_pids = {p for p in pids | tracker.pids if p}
+            m.own_pids = {p for p in pids | tracker.pids | set(ex.backend_pids) if p}
             m.finish(list(m.own_pids))
             res.problems = list(m.problems) + session_bad
             if settings0 != settings1:
@@ -120,14 +126,16 @@ def _run_adversarial(pack, make_pipeline: Callable | None = None, per_base: int 
 
 
 def _control_read_shows(pack) -> tuple[bool, bool]:
-    """Positive controls: (1) a direct read of a canary by the reader role shows in its scan counters, so the
-    counters would have caught a leak; (2) the guard refuses the same read. Returns (counted, refused)."""
+    """Positive controls: (1) a direct read of a canary by the reader role shows in its scan counters and its
+    tripwire names the reading session, so a leak would have been caught and blamed on the session that made it;
+    (2) the guard refuses the same read. Returns (counted, refused)."""
     import psycopg2
     from plugin.core.guard import Guard
     admin = admin_connect()
     dbprobe.setup_canaries(admin)
     try:
         before = dbprobe.canary_scans(admin).get(dbprobe.CONTROL_TABLE, 0)
+        log_at = dbprobe.log_size(admin)
         conn = psycopg2.connect(READER_DSN)
         with conn.cursor() as cur:
             cur.execute(f"SELECT count(*) FROM {dbprobe.CONTROL_TABLE}")
@@ -135,7 +143,8 @@ def _control_read_shows(pack) -> tuple[bool, bool]:
             pid = cur.fetchone()[0]
         conn.close()
         dbprobe.wait_backends_gone(admin, [pid])
-        counted = dbprobe.canary_scans(admin).get(dbprobe.CONTROL_TABLE, 0) > before
+        counted = dbprobe.canary_scans(admin).get(dbprobe.CONTROL_TABLE, 0) > before and \
+            pid in dbprobe.canary_readers(admin, log_at).get(dbprobe.CONTROL_TABLE, set())
         refused = not Guard(pack).check(f"SELECT * FROM {dbprobe.CONTROL_TABLE}").ok
         return counted, refused
     finally:
@@ -347,7 +356,7 @@ def _run_hostile_data(pack, make_pipeline: Callable | None = None, scripted_judg
             for judge, jcases in judges:
                 jt = _PidTracker(judge_pipeline_factory(hpack, judge))
                 jout = run_questions(jcases, jt, guard, HOSTILE_SCHEMA)
-                tracker.pids |= jt.pids
+                tracker._pids |= jt.pids
                 runs.append((judge, jout, compare_judged(outcomes[:len(jcases)], jout, judge)))
             m.own_pids = set(tracker.pids)
             m.finish(list(tracker.pids))
