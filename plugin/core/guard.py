@@ -14,7 +14,7 @@ from sqlglot.schema import MappingSchema
 from . import pg_opinion
 from .errors import GuardRefusal
 from .pack import Pack
-from .sql_functions import ALLOWED_FUNCTIONS, SYNTAX, call_name, function_names
+from .sql_functions import ALLOWED_FUNCTIONS, OPERATOR_CALLS, SYNTAX, call_name, function_names
 
 # MapAsk's own queries are a few kB; the bounds keep every check well under a second (sqlglot parses ~50 kB/s)
 MAX_SQL_CHARS = 30_000
@@ -193,6 +193,8 @@ def _check_call(node: exp.Func, funcs: set[str]) -> None:
     name, is_class = call_name(node)
     if is_class and (name in SYNTAX or (name == "if" and isinstance(node.parent, exp.Case))):
         return  # syntax, not a call (a WHEN branch of CASE is an If node to sqlglot)
+    if not is_class and name == "row":
+        return  # ROW(a, b): PostgreSQL's row constructor (its grammar reads row(...) as one too), no function
     names = function_names()
     if not names.allowed(name, is_class):
         shown = f"{name} (as sqlglot reads it)" if is_class else name
@@ -460,6 +462,8 @@ class Guard:
                 tables.add(f"{db}.{t}")
             elif isinstance(node, exp.Func):
                 _check_call(node, funcs)
+            elif type(node) in OPERATOR_CALLS:  # an operator to sqlglot, a call to PostgreSQL (see sql_functions)
+                funcs.add(function_names().canonical(OPERATOR_CALLS[type(node)], False))
             elif isinstance(node, exp.DataType):
                 tname = node.sql("postgres").lower().split("(")[0].strip()
                 while tname.endswith("[]"):

@@ -37,6 +37,9 @@ ALLOWED_FUNCTIONS = frozenset({
 })
 # sqlglot nodes that are SQL syntax, not calls of a function (boolean logic, CASE, casts, EXISTS, ARRAY[...])
 SYNTAX = frozenset({"and", "or", "case", "cast", "exists", "array"})
+# sqlglot nodes that are operators to it but reach PostgreSQL as a call: div(a, b) is read as integer division and
+# emitted as CAST(DIV(a, b) AS DECIMAL), so the guard counts the call PostgreSQL will make
+OPERATOR_CALLS = {exp.IntDiv: "div"}
 _MAX_PROBE_ARGS = 6
 _FIRST_WORD = re.compile(r"\s*SELECT\s+([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -58,6 +61,7 @@ class FunctionNames:
     def __init__(self) -> None:
         self.classes: set[str] = set()   # sqlglot class names accepted
         self.unread: dict[str, str] = {}  # allowed name -> why no call of it parses to an accepted class
+        self.operators: dict[str, str] = {}  # allowed name -> the operator node sqlglot reads a call of it as
         self._parent: dict[str, str] = {}
         dialect = Dialect.get_or_raise("postgres")
         for name in sorted(ALLOWED_FUNCTIONS):
@@ -70,6 +74,9 @@ class FunctionNames:
             try:
                 tree = dialect.parse(f"SELECT {name}({', '.join(['x'] * k)})")[0]
                 node = tree.expressions[0]
+                if self._operator(name, node):
+                    accepted = True
+                    continue
                 if not isinstance(node, exp.Func):
                     continue
                 key, is_class = call_name(node)
@@ -88,6 +95,18 @@ class FunctionNames:
             self._union(f"pg:{name}", f"pg:{emitted}")
             accepted = True
         return accepted
+
+    def _operator(self, name: str, node: exp.Expression) -> bool:
+        """A call sqlglot reads as an operator: one PostgreSQL receives as this call, or an operator (mod -> %)."""
+        inner = node.find(*OPERATOR_CALLS)
+        if inner is not None and OPERATOR_CALLS[type(inner)] == name:
+            self._union(f"pg:{name}", f"pg:{name}")
+            self.operators[name] = type(inner).__name__
+            return True
+        if isinstance(node, exp.Binary) and not isinstance(node, exp.Func):
+            self.operators[name] = type(node).__name__
+            return True
+        return False
 
     def _find(self, key: str) -> str:
         self._parent.setdefault(key, key)

@@ -570,3 +570,69 @@ def run_raw_role(*a, **k) -> tuple[dict, list[str]]:
 def run_hostile_model(*a, **k) -> tuple[dict, list[str]]:
     with dbprobe.suite_lock():
         return _run_hostile_model(*a, **k)
+
+
+# ----------------------------------------------------------------------- peer suites, two parsers, plans
+
+def reference_sql() -> list[tuple[str, str]]:
+    """(id, SQL) of every reviewed reference query in bench/*questions*.yaml."""
+    out = []
+    for f in sorted((ROOT / "bench").glob("*questions*.yaml")):
+        out += [(x["id"], x["sql"]) for x in yaml.safe_load(f.read_text()) or [] if isinstance(x, dict) and x.get("sql")]
+    return out
+
+
+def _run_peer_suite(pack, per_base: int = 5, compiled: bool = True) -> tuple[dict, list[str]]:
+    """Peer suites through guard + executor between two database snapshots (canaries set up); the statements on
+    which sqlglot's reading and PostgreSQL's parser disagreed, over every corpus; and the EXPLAIN property for every
+    statement accepted (peers, hostile SQL, the bench's reference SQL and, with `compiled`, the pipeline's SQL)."""
+    from plugin.core.errors import ExecutionError
+    from plugin.core.execute import Executor
+    from plugin.core.guard import Guard
+    from .peer_suite import disagreement_lines, peer_lines, run_peers
+    from .plan_property import check_plans, plan_lines
+    outcomes = run_peers(pack)
+    guard, alone = Guard(pack), Guard(pack, second_opinion=False)
+    corpus = [("hostile", c.text) for c in hostile_sql(pack, per_base)] + [("reference", s) for _, s in reference_sql()]
+    if compiled:
+        from plugin.core.pipeline import Pipeline
+        pipe = Pipeline(pack, READER_DSN)
+        try:
+            corpus += [("compiled", a.sql) for a in (pipe.ask(x["question"]) for x in bench_questions()) if a.sql]
+        finally:
+            pipe.executor.close()
+    checked = [(name, sql, guard.check(sql), alone.check(sql).ok) for name, sql in corpus]
+    checked += [("peers", o.case.sql, o.report, o.alone_ok) for o in outcomes]
+    accepted = [o for o in outcomes if o.report.ok]
+    admin = admin_connect()
+    dbprobe.setup_canaries(admin)
+    errors: Counter = Counter()
+    try:
+        with Measured(pack.schema) as m:
+            ex = Executor(READER_DSN, timeout_ms=2000)
+            for o in accepted:
+                try:
+                    ex.run(o.report.sql, cap=100)
+                except ExecutionError as e:
+                    errors[e.kind] += 1
+            ex.close()
+            m.own_pids = set(ex.backend_pids)
+            m.finish(ex.backend_pids)
+    finally:
+        dbprobe.teardown_canaries(admin)
+        admin.close()
+    plans = check_plans([(f"{c}: {s.strip()[:80]!r}", r) for c, s, r, _ in checked if r.ok])
+    kinds = Counter(c for c, _, r, _ in checked if r.ok)
+    lines = peer_lines(outcomes) + [
+        f"  accepted peer statements run by the reader: {len(accepted)} ({sum(errors.values())} database errors: "
+        f"{dict(errors)}); database before/after:"] + m.lines() + [""] + disagreement_lines(checked) + [""] + \
+        plan_lines(plans, ", ".join(f"{k} {v}" for k, v in kinds.items()))
+    fig = {"false_accepts": [o for o in outcomes if o.verdict == "false accept"],
+           "false_refusals": [o for o in outcomes if o.verdict == "false refusal"],
+           "db_problems": m.problems, "plans": plans, "disagreements": [x for x in checked if x[3] and not x[2].ok]}
+    return fig, lines
+
+
+def run_peer_suite(*a, **k) -> tuple[dict, list[str]]:
+    with dbprobe.suite_lock():
+        return _run_peer_suite(*a, **k)
