@@ -621,7 +621,9 @@ def _run_peer_suite(pack, per_base: int = 5, compiled: bool = True) -> tuple[dic
     finally:
         dbprobe.teardown_canaries(admin)
         admin.close()
-    plans = check_plans([(f"{c}: {s.strip()[:80]!r}", r) for c, s, r, _ in checked if r.ok])
+    from plugin.core.guard import declared_columns
+    declared = {f"{pack.schema}.{t}": set(cols) for t, cols in declared_columns(pack).items()}
+    plans = check_plans([(f"{c}: {s.strip()[:80]!r}", r) for c, s, r, _ in checked if r.ok], declared=declared)
     kinds = Counter(c for c, _, r, _ in checked if r.ok)
     lines = peer_lines(outcomes) + [
         f"  accepted peer statements run by the reader: {len(accepted)} ({sum(errors.values())} database errors: "

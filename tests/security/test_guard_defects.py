@@ -65,6 +65,30 @@ def test_a_narrow_pack_reads_only_its_declared_columns_through_a_quoted_alias(pa
     assert rep.ok and dropped not in executor.run(rep.sql, cap=1).columns
 
 
+def test_the_database_plans_only_declared_columns_for_the_quoted_star(pack, executor):
+    """Database side: EXPLAIN (VERBOSE) of what runs reads only the declared columns; the same probe flags a
+    column read that the pack does not declare (positive control)."""
+    import psycopg2
+    from plugin.core.execute import wrapped
+    from .plan_property import undeclared_columns
+    p = copy.deepcopy(pack)
+    e = next(e for e in p.entities.values() if e.table == "school")
+    e.fields.pop("phone", None)
+    declared = {f"ma.{t}": set(c) for t, c in __import__("plugin.core.guard", fromlist=["x"]).declared_columns(p).items()}
+    rep = Guard(p).check('SELECT "S".* FROM ma.school AS "S" JOIN ma.town AS s ON TRUE')
+    conn = psycopg2.connect(READER_DSN)
+    try:
+        with conn.cursor() as cur:
+            cur.execute("EXPLAIN (VERBOSE, FORMAT JSON) " + wrapped(rep.sql, 10))
+            assert undeclared_columns(cur.fetchone()[0][0]["Plan"], declared) == set()
+            # as the executor sends it (VERBOSE qualifies every column once the plan has more than one relation)
+            cur.execute("EXPLAIN (VERBOSE, FORMAT JSON) " +
+                        wrapped("SELECT s.phone FROM ma.school AS s WHERE s.site_name <> 'a.phone'", 10))
+            assert undeclared_columns(cur.fetchone()[0][0]["Plan"], declared) == {"ma.school.phone"}
+    finally:
+        conn.close()
+
+
 def test_a_name_that_would_change_meaning_is_refused(pack):
     """The second line: if the emitted text ever lost a needed quote, the round trip's names would not match."""
     import plugin.core.guard as g
