@@ -213,7 +213,8 @@ def _quote_as_resolved(tree: exp.Expression) -> None:
 
 def _meanings(tree: exp.Expression, resolved: bool = False) -> list[str]:
     """Every name in tree order: as qualify resolved it (its normalised text), or as PostgreSQL reads it (_ident)."""
-    return [i.this if resolved else _ident(i) for i in tree.find_all(exp.Identifier)
+    # depth-first: the order names are written in, whatever wrappers (parentheses) the two trees differ by
+    return [i.this if resolved else _ident(i) for i in tree.find_all(exp.Identifier, bfs=False)
             if not isinstance(i.parent, exp.Func)]
 
 
@@ -408,6 +409,21 @@ class Guard:
         except SqlglotError as e:
             raise GuardRefusal("unsupported", f"the statement uses syntax MapAsk cannot check: {str(e)[:200]}")
 
+    def _check_table(self, node: exp.Table, tables: set[str]) -> None:
+        """A pack table named by its schema (added to `tables`), or a WITH query in scope; nothing else."""
+        if node.args.get("catalog"):
+            raise GuardRefusal("catalog", "cross-database references are not allowed")
+        if not isinstance(node.this, exp.Identifier) or node.args.get("rows_from"):
+            raise GuardRefusal("table_function", "table functions are not allowed in FROM")
+        t = _ident(node.this)
+        db = _ident(node.args["db"]) if node.args.get("db") else ""
+        if not db and _cte_in_scope(node, t):
+            return
+        if db != self.pack.schema or t not in self.tables:
+            shown = f"{db}.{t}" if db else t
+            raise GuardRefusal("table_not_allowed", f"table {shown} is not one of the pack's tables")
+        tables.add(f"{db}.{t}")
+
     def _inspect(self, tree: exp.Expression) -> tuple[set[str], set[str]]:
         tables, funcs = set(), set()
         nodes = []
@@ -445,21 +461,9 @@ class Guard:
                 if d > MAX_DEPTH:
                     raise GuardRefusal("too_deep", "the statement is nested too deeply to check")
                 depth[id(node)] = d
-        schema = self.pack.schema
         for node in nodes:
             if isinstance(node, exp.Table):
-                if node.args.get("catalog"):
-                    raise GuardRefusal("catalog", "cross-database references are not allowed")
-                if not isinstance(node.this, exp.Identifier) or node.args.get("rows_from"):
-                    raise GuardRefusal("table_function", "table functions are not allowed in FROM")
-                t = _ident(node.this)
-                db = _ident(node.args["db"]) if node.args.get("db") else ""
-                if not db and _cte_in_scope(node, t):
-                    continue
-                if db != schema or t not in self.tables:
-                    shown = f"{db}.{t}" if db else t
-                    raise GuardRefusal("table_not_allowed", f"table {shown} is not one of the pack's tables")
-                tables.add(f"{db}.{t}")
+                self._check_table(node, tables)
             elif isinstance(node, exp.Func):
                 _check_call(node, funcs)
             elif type(node) in OPERATOR_CALLS:  # an operator to sqlglot, a call to PostgreSQL (see sql_functions)

@@ -280,7 +280,8 @@ def summary_lines(before: Snapshot, after: Snapshot, problems: list[str], own_pi
             f"{t} +{n - before.canaries.get(t, 0)}" for t, n in sorted(after.canaries.items()) if t != CONTROL_TABLE),
         "  canary reads by the run's own sessions (tripwire): " + str(sum(
             1 for p in problems if p.startswith("canary"))) + "; by other sessions (reported, not blamed): " +
-        (", ".join(f"{t} by {pids}" for t, pids in others_reads(after, own_pids).items()) or "none"),
+        (", ".join(f"{t} by {len(pids)} session(s) (e.g. {', '.join(map(str, pids[:3]))})"
+                  for t, pids in others_reads(after, own_pids).items()) or "none"),
         f"  reader sessions idle in transaction: "
         f"{sum(1 for r in after.reader_sessions if (r[1] or '').startswith('idle in transaction'))}; "
         f"locks held by idle reader sessions: {len(after.reader_locks)}",
