@@ -20,7 +20,7 @@ def test_peer_cases_keep_their_origin():
     assert all(c.repository and c.path and c.test and c.sql and c.expect in ("accept", "refuse", "invalid")
                for c in cases)
     assert {c.repository for c in cases} >= {"apache/superset", "pgadmin-org/pgadmin4", "crystaldba/postgres-mcp",
-                                              "awslabs/mcp", "tobymao/sqlglot"}
+                                              "awslabs/mcp", "tobymao/sqlglot", "simonw/datasette"}
 
 
 @pytest.fixture(scope="module")
