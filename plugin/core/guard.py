@@ -1,4 +1,4 @@
-"""Default-deny SQL guard: one read-only SELECT over the pack's tables, columns and allow-listed functions."""
+"""Default-deny SQL guard: one read-only SELECT of the pack's tables, columns and functions; PostgreSQL's parser agrees."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
