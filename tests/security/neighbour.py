@@ -40,17 +40,17 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             try:  # the canaries exist only while a security run has them set up
                 with psycopg2.connect(READER_DSN, application_name="mapask_neighbour") as conn, conn.cursor() as cur:
-                    pids.add(conn.info.backend_pid)
                     for t in CANARY_TABLES:
                         cur.execute(f"SELECT count(*) FROM {t}")
                     canary_reads += len(CANARY_TABLES)
+                    pids.add(conn.info.backend_pid)
                 conn.close()
             except psycopg2.Error:
                 pass
     finally:
         pipe.executor.close()
-    print(f"neighbour: {asked} questions asked ({answered} answered) by sessions {sorted(pipe.executor.backend_pids)}; "
-          f"{canary_reads} direct canary reads by sessions {sorted(pids)}")
+    print(f"neighbour: {asked} questions asked ({answered} answered) by session(s) {sorted(pipe.executor.backend_pids)}; "
+          f"{canary_reads} direct canary reads from {len(pids)} short sessions (while canaries existed)")
     return 0
 
 
