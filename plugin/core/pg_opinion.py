@@ -11,6 +11,9 @@ try:  # compiled: a desktop QGIS may lack it, and then the guard says it ran wit
 except ImportError:  # pragma: no cover - exercised only where pglast is missing
     pglast = None
 
+# The reason codes of a refusal by the second opinion (the guard's own codes never start with pg_)
+CODES = frozenset({"pg_parse_error", "pg_not_select", "pg_into", "pg_locking", "pg_relations", "pg_functions",
+                   "pg_types"})
 # Types a cast may name as PostgreSQL spells them (pg_catalog's internal names); arrays of them too
 PG_TYPES = frozenset({"int2", "int4", "int8", "numeric", "float4", "float8", "text", "varchar", "bpchar", "date",
                       "timestamp", "timestamptz", "time", "timetz", "bool", "geometry", "geography", "interval"})
