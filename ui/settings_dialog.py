@@ -19,6 +19,7 @@ from qgis.PyQt.QtWidgets import (
     QWidget,
 )
 
+from ..plugin.core.pg_opinion import available as second_opinion
 from ..plugin.qgis.settings import Settings, default_pack_dir, default_user_pack_dir
 
 
@@ -106,6 +107,13 @@ class SettingsDialog(QDialog):
         cost_row.addWidget(self.cost_gate)
         cost_row.addWidget(self.cost_limit, 1)
         limits.addRow(self.tr("Cost limit"), cost_row)
+        by = second_opinion()
+        self.opinion = QLabel(self.tr("PostgreSQL's own parser ({0}) checks every query a second time").format(by)
+                              if by else self.tr("Without a second opinion: PostgreSQL's parser (the pglast package) "
+                                                 "is not installed, so only the guard's own check runs"), self)
+        self.opinion.setObjectName("guardOpinion")
+        self.opinion.setWordWrap(True)
+        limits.addRow(self.tr("SQL check"), self.opinion)
 
         buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel, self)
         buttons.accepted.connect(self.accept)

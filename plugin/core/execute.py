@@ -110,6 +110,11 @@ def single_statement_problem(sql: str) -> str | None:
     return None
 
 
+def wrapped(sql: str, cap: int) -> str:
+    """The statement as the executor sends it: a sub-query under the row cap (one more row shows truncation)."""
+    return f"SELECT * FROM (\n{sql}\n) AS mapask_capped LIMIT {int(cap) + 1}"
+
+
 class Executor:
     """One connection per executor, opened lazily and re-opened after a failure."""
 
@@ -121,6 +126,7 @@ class Executor:
         self._conn = None
         self._lock = threading.Lock()
         self._running = None
+        self.backend_pids: list[int] = []  # every server session this executor opened (audits attribute reads)
 
     def connect(self):
         pg = _psycopg2()
@@ -134,6 +140,7 @@ class Executor:
                                                  "connection's user name and password")
                 raise ExecutionError("connection", f"cannot connect to the database: {first}")
             self._conn.autocommit = True  # transactions are opened explicitly as READ ONLY below
+            self.backend_pids.append(self._conn.info.backend_pid)
         return self._conn
 
     def cancel(self) -> None:
@@ -183,7 +190,7 @@ class Executor:
         problem = single_statement_problem(sql)
         if problem:
             raise ExecutionError("refused", f"the query is not one balanced statement: it has {problem}")
-        wrapped = f"SELECT * FROM (\n{sql}\n) AS mapask_capped LIMIT {int(cap) + 1}"
+        statement = wrapped(sql, cap)
         with self._lock:
             conn = self._begin(pg)
             t0 = time.perf_counter()
@@ -196,11 +203,11 @@ class Executor:
                     cur.execute("SET LOCAL idle_in_transaction_session_timeout = %s", (int(self.timeout_ms) + 5000,))
                     cost = None
                     if limit is not None:
-                        cur.execute("EXPLAIN (FORMAT JSON) " + wrapped)
+                        cur.execute("EXPLAIN (FORMAT JSON) " + statement)
                         cost = float(cur.fetchone()[0][0]["Plan"]["Total Cost"])
                         if cost > float(limit):
                             raise CostLimitError(cost, float(limit))
-                    cur.execute(wrapped)
+                    cur.execute(statement)
                     rows = cur.fetchall()
                     cols = [d.name for d in cur.description]
                     types = [d.type_code for d in cur.description]

@@ -1,4 +1,4 @@
-"""Default-deny SQL guard: one read-only SELECT over the pack's tables, columns and allow-listed functions."""
+"""Default-deny SQL guard: one read-only SELECT of the pack's tables, columns and functions; PostgreSQL's parser agrees."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -11,8 +11,10 @@ from sqlglot.optimizer.resolver import Resolver
 from sqlglot.optimizer.scope import Scope, traverse_scope
 from sqlglot.schema import MappingSchema
 
+from . import pg_opinion
 from .errors import GuardRefusal
 from .pack import Pack
+from .sql_functions import ALLOWED_FUNCTIONS, OPERATOR_CALLS, SYNTAX, call_name, function_names
 
 # MapAsk's own queries are a few kB; the bounds keep every check well under a second (sqlglot parses ~50 kB/s)
 MAX_SQL_CHARS = 30_000
@@ -25,37 +27,6 @@ MAX_CTES = 64
 # bounded before expanding as stars x (widest pack table + every projection written). MapAsk's own: under 600.
 MAX_EXPANDED = 5_000
 
-# Functions a MapAsk query may call (lower case; sqlglot's class name for the functions it models).
-# Everything else is refused: pg_* admin and file functions, lo_*, dblink, query_to_xml, set_config,
-# current_setting, pg_sleep, generate_series, nextval, advisory locks; and what turns a cheap join into one
-# huge value (server memory, measured at 2 GB in 6 s for ST_Collect over a 10,000 x 351 cross join):
-# string_agg, array_agg, ARRAY(subquery), ST_Collect/ST_Union aggregates, replace (nested, it multiplies a
-# string's length at every level), lpad/rpad/repeat, ST_Buffer (segment-count games).
-ALLOWED_FUNCTIONS = {
-    # aggregates and windows
-    "count", "sum", "avg", "min", "max", "stddev", "variance", "percentile_cont", "percentile_disc",
-    "row_number", "rank", "dense_rank", "ntile", "first_value", "last_value", "lag", "lead",
-    # structural nodes sqlglot models as functions
-    "and", "or", "exists", "xor", "array",
-    # scalar
-    "cast", "trycast", "extract", "nullif", "coalesce", "greatest", "least", "round", "floor", "ceil", "abs",
-    "div", "mod", "power", "pow", "sqrt", "ln", "log", "exp", "sign", "case", "if", "date_trunc", "datetrunc",
-    "timestamptrunc", "to_char", "to_date", "date_part", "make_date", "age", "now", "current_date",
-    "currentdate", "currenttimestamp", "current_timestamp", "upper", "lower", "trim", "length", "substring",
-    "substr", "concat", "position", "strpos", "split_part", "initcap", "left", "right", "btrim", "ltrim", "rtrim",
-    "tochar", "timetostr", "time_to_str", "strtotime", "str_to_time", "strtodate", "str_to_date", "dateadd",
-    "datediff", "interval", "avgif", "countif", "any_value", "bool_and", "bool_or", "filter", "stddevsamp",
-    "stddevpop", "varsamp", "varpop", "corr", "approxdistinct", "string_to_array", "stringtoarray",
-    "array_length", "arraysize", "cardinality", "array_position", "arraycontains", "array_contains",
-    "unnest",
-    # PostGIS: predicates, measures, accessors, light constructors (no ST_Buffer segment games)
-    "st_dwithin", "st_intersects", "st_contains", "st_within", "st_covers", "st_coveredby", "st_touches",
-    "st_crosses", "st_overlaps", "st_disjoint", "st_equals", "st_distance", "st_length", "st_area",
-    "st_perimeter", "st_x", "st_y", "st_centroid", "st_pointonsurface", "st_astext", "st_asgeojson",
-    "st_asbinary", "st_transform", "st_setsrid", "st_srid", "st_makepoint", "st_point", "st_envelope", "st_extent",
-    "st_closestpoint", "st_shortestline", "st_geometrytype", "st_isempty", "st_npoints", "st_numgeometries",
-    "st_geomfromtext", "st_makeenvelope", "st_multi",
-}
 # Base type names a cast may name (arrays of them are allowed too). No reg* types, no row/composite types.
 ALLOWED_TYPES = {"int", "integer", "bigint", "smallint", "numeric", "decimal", "double", "double precision",
                  "float", "real", "text", "varchar", "char", "date", "timestamp", "timestamptz", "time",
@@ -82,10 +53,11 @@ class GuardReport:
     sql: str = ""
     tables: list[str] = field(default_factory=list)
     functions: list[str] = field(default_factory=list)
+    second_opinion: str = ""  # whose second opinion was asked (pglast and PostgreSQL version), or why none
 
     def to_dict(self) -> dict:
         return {"ok": self.ok, "code": self.code, "reason": self.reason, "tables": self.tables,
-                "functions": self.functions}
+                "functions": self.functions, "second_opinion": self.second_opinion}
 
 
 def _ident(node) -> str:
@@ -204,9 +176,55 @@ def _output_ref(col: exp.Column) -> bool:
     return not col.table and isinstance(query, exp.Query) and col.name in query.named_selects
 
 
+def _check_call(node: exp.Func, funcs: set[str]) -> None:
+    """A call must be on the allow-list under the name it has to its side: a name sqlglot does not model is
+    PostgreSQL's own name; a sqlglot class is accepted only as the reading of an allowed PostgreSQL name."""
+    if isinstance(node, exp.Array) and any(isinstance(a, exp.Query) for a in node.expressions):
+        raise GuardRefusal("function_not_allowed", "ARRAY(subquery) is not allowed")
+    if isinstance(node, exp.Anonymous):
+        ident = node.this
+        fname = ident.this if isinstance(ident, exp.Identifier) else str(ident or "")
+        if "." in fname:
+            raise GuardRefusal("function_not_allowed", f"function {fname} is not allowed")
+        if isinstance(ident, exp.Identifier) and ident.quoted:
+            if fname != fname.lower():  # a mixed-case quoted name is never a built-in function
+                raise GuardRefusal("function_not_allowed", f'function "{fname}" is not on the allow-list')
+            node.set("this", fname)  # generate it unquoted: sqlglot would upper-case a quoted name
+    name, is_class = call_name(node)
+    if is_class and (name in SYNTAX or (name == "if" and isinstance(node.parent, exp.Case))):
+        return  # syntax, not a call (a WHEN branch of CASE is an If node to sqlglot)
+    if not is_class and name == "row":
+        return  # ROW(a, b): PostgreSQL's row constructor (its grammar reads row(...) as one too), no function
+    names = function_names()
+    if not names.allowed(name, is_class):
+        shown = f"{name} (as sqlglot reads it)" if is_class else name
+        raise GuardRefusal("function_not_allowed", f"function {shown} is not on the allow-list")
+    funcs.add(names.canonical(name, is_class))
+
+
+def _quote_as_resolved(tree: exp.Expression) -> None:
+    """Quote every name PostgreSQL would otherwise read differently: qualify writes the names it makes (a star's
+    columns, qualifiers) from the resolved text without quotes, and PostgreSQL folds an unquoted `Town` to `town`."""
+    dialect = Dialect.get_or_raise("postgres")
+    for ident in tree.find_all(exp.Identifier):
+        if not ident.quoted and not isinstance(ident.parent, exp.Func) and dialect.can_quote(ident, "unsafe"):
+            ident.set("quoted", True)
+
+
+def _meanings(tree: exp.Expression, resolved: bool = False) -> list[str]:
+    """Every name in tree order: as qualify resolved it (its normalised text), or as PostgreSQL reads it (_ident)."""
+    # depth-first: the order names are written in, whatever wrappers (parentheses) the two trees differ by
+    return [i.this if resolved else _ident(i) for i in tree.find_all(exp.Identifier, bfs=False)
+            if not isinstance(i.parent, exp.Func)]
+
+
 class Guard:
-    def __init__(self, pack: Pack):
+    def __init__(self, pack: Pack, second_opinion: bool = True):
         self.pack = pack
+        # PostgreSQL's own parser reads every statement the guard accepts (pg_opinion); without pglast the
+        # report says the guard ran alone
+        self.opinion = pg_opinion.available() if second_opinion else ""
+        self.opinion_label = self.opinion or ("none: pglast is not installed" if second_opinion else "none: turned off")
         self.declared = declared_columns(pack)
         self.tables = {t: set(cols) for t, cols in self.declared.items()}
         self.widest = max(map(len, self.declared.values()), default=0)
@@ -217,13 +235,15 @@ class Guard:
     def check(self, sql: str) -> GuardReport:
         """Report (never raises) whether `sql` may run; `sql` in the report is regenerated from the checked tree."""
         try:
-            return self._check(sql)
+            rep = self._check(sql)
         except GuardRefusal as r:
-            return GuardReport(False, r.code, str(r))
+            rep = GuardReport(False, r.code, str(r))
         except RecursionError:
-            return GuardReport(False, "too_deep", "the statement is nested too deeply to check")
+            rep = GuardReport(False, "too_deep", "the statement is nested too deeply to check")
         except Exception as e:  # any parser surprise is a refusal, never a pass
-            return GuardReport(False, "parse_error", f"the statement could not be checked: {type(e).__name__}")
+            rep = GuardReport(False, "parse_error", f"the statement could not be checked: {type(e).__name__}")
+        rep.second_opinion = self.opinion_label
+        return rep
 
     def _check(self, sql: str) -> GuardReport:
         if not isinstance(sql, str) or not sql.strip():
@@ -248,10 +268,36 @@ class Guard:
         # source); the identical round trip shows the text is that tree, so resolving again would repeat the
         # most expensive step for nothing (it doubled the time every question spends here).
         again = self._parse(out)
-        self._inspect(again)
+        tables, funcs = self._inspect(again)
         if self._generate(again) != out:
             raise GuardRefusal("unstable", "the statement does not survive a parse/generate round trip")
+        # the same text is not enough: each name must also mean in `out` what it meant when it was resolved
+        if _meanings(tree, resolved=True) != _meanings(again):
+            raise GuardRefusal("unstable", "a name in the regenerated statement does not mean what was checked")
+        if self.opinion:
+            self._second_opinion(out, tables, funcs)
         return GuardReport(True, "ok", "", out, sorted(tables), sorted(funcs))
+
+    def _second_opinion(self, sql: str, tables: set[str], funcs: set[str]) -> None:
+        """PostgreSQL's parser must read `sql` as one SELECT without INTO or locking that reads the relations and
+        calls the functions (in their canonical names) the guard found; any disagreement is a refusal (pg_* code)."""
+        r = pg_opinion.read(sql)
+        if r.code:
+            raise GuardRefusal(r.code, r.problem)
+        if r.relations != tables:
+            raise GuardRefusal("pg_relations", f"PostgreSQL's parser reads {sorted(r.relations)}, the guard checked "
+                                               f"{sorted(tables)}")
+        names = function_names()
+        outside = sorted(f for f in r.functions if f not in ALLOWED_FUNCTIONS)
+        if outside:
+            raise GuardRefusal("pg_functions", f"PostgreSQL's parser reads calls of {outside}: not on the allow-list")
+        theirs = {names.canonical(f, False) for f in r.functions}
+        if theirs != funcs:
+            raise GuardRefusal("pg_functions", f"PostgreSQL's parser reads calls of {sorted(theirs)}, the guard "
+                                               f"found {sorted(funcs)}")
+        types = sorted(t for t in r.types if t not in pg_opinion.PG_TYPES)
+        if types:
+            raise GuardRefusal("pg_types", f"PostgreSQL's parser reads casts to {types}: not allowed")
 
     def _resolve(self, tree: exp.Expression) -> exp.Expression:
         """Qualify every column with sqlglot's optimizer against the pack's declared columns, check that each
@@ -272,6 +318,7 @@ class Guard:
             _unalias(select)  # before the stars are put back: qualify numbered its `_col_<i>` in the expanded lists
         for undo in restore:
             undo()
+        _quote_as_resolved(tree)
         return tree
 
     def _check_columns(self, tree: exp.Expression) -> list:
@@ -342,7 +389,8 @@ class Guard:
             tokens = dialect.tokenize(sql)
             if len(tokens) > MAX_TOKENS:
                 raise GuardRefusal("too_large", f"the statement has more than {MAX_TOKENS} tokens")
-            trees = [t for t in dialect.parser().parse(tokens, sql) if t is not None]
+            # a trailing comment after the last ';' is no statement (sqlglot keeps it as a Semicolon node)
+            trees = [t for t in dialect.parser().parse(tokens, sql) if t is not None and not isinstance(t, exp.Semicolon)]
         except SqlglotError as e:
             raise GuardRefusal("parse_error", f"the statement does not parse as PostgreSQL: {str(e)[:200]}")
         if len(trees) != 1:
@@ -360,6 +408,21 @@ class Guard:
             return tree.sql("postgres", copy=False, pretty=True, comments=False, unsupported_level=ErrorLevel.RAISE)
         except SqlglotError as e:
             raise GuardRefusal("unsupported", f"the statement uses syntax MapAsk cannot check: {str(e)[:200]}")
+
+    def _check_table(self, node: exp.Table, tables: set[str]) -> None:
+        """A pack table named by its schema (added to `tables`), or a WITH query in scope; nothing else."""
+        if node.args.get("catalog"):
+            raise GuardRefusal("catalog", "cross-database references are not allowed")
+        if not isinstance(node.this, exp.Identifier) or node.args.get("rows_from"):
+            raise GuardRefusal("table_function", "table functions are not allowed in FROM")
+        t = _ident(node.this)
+        db = _ident(node.args["db"]) if node.args.get("db") else ""
+        if not db and _cte_in_scope(node, t):
+            return
+        if db != self.pack.schema or t not in self.tables:
+            shown = f"{db}.{t}" if db else t
+            raise GuardRefusal("table_not_allowed", f"table {shown} is not one of the pack's tables")
+        tables.add(f"{db}.{t}")
 
     def _inspect(self, tree: exp.Expression) -> tuple[set[str], set[str]]:
         tables, funcs = set(), set()
@@ -398,39 +461,13 @@ class Guard:
                 if d > MAX_DEPTH:
                     raise GuardRefusal("too_deep", "the statement is nested too deeply to check")
                 depth[id(node)] = d
-        schema = self.pack.schema
         for node in nodes:
             if isinstance(node, exp.Table):
-                if node.args.get("catalog"):
-                    raise GuardRefusal("catalog", "cross-database references are not allowed")
-                if not isinstance(node.this, exp.Identifier) or node.args.get("rows_from"):
-                    raise GuardRefusal("table_function", "table functions are not allowed in FROM")
-                t = _ident(node.this)
-                db = _ident(node.args["db"]) if node.args.get("db") else ""
-                if not db and _cte_in_scope(node, t):
-                    continue
-                if db != schema or t not in self.tables:
-                    shown = f"{db}.{t}" if db else t
-                    raise GuardRefusal("table_not_allowed", f"table {shown} is not one of the pack's tables")
-                tables.add(f"{db}.{t}")
+                self._check_table(node, tables)
             elif isinstance(node, exp.Func):
-                if isinstance(node, exp.Array) and any(isinstance(a, exp.Query) for a in node.expressions):
-                    raise GuardRefusal("function_not_allowed", "ARRAY(subquery) is not allowed")
-                if isinstance(node, exp.Anonymous):
-                    ident = node.this
-                    fname = ident.this if isinstance(ident, exp.Identifier) else str(ident or "")
-                    if "." in fname:
-                        raise GuardRefusal("function_not_allowed", f"function {fname} is not allowed")
-                    if isinstance(ident, exp.Identifier) and ident.quoted:
-                        if fname != fname.lower():  # a mixed-case quoted name is never a built-in function
-                            raise GuardRefusal("function_not_allowed", f'function "{fname}" is not on the allow-list')
-                        node.set("this", fname)  # generate it unquoted: sqlglot would upper-case a quoted name
-                    fname = fname.lower()
-                else:
-                    fname = node.sql_name().lower()
-                if fname not in ALLOWED_FUNCTIONS:
-                    raise GuardRefusal("function_not_allowed", f"function {fname} is not on the allow-list")
-                funcs.add(fname)
+                _check_call(node, funcs)
+            elif type(node) in OPERATOR_CALLS:  # an operator to sqlglot, a call to PostgreSQL (see sql_functions)
+                funcs.add(function_names().canonical(OPERATOR_CALLS[type(node)], False))
             elif isinstance(node, exp.DataType):
                 tname = node.sql("postgres").lower().split("(")[0].strip()
                 while tname.endswith("[]"):

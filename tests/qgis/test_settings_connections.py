@@ -86,6 +86,17 @@ def test_settings_dialog_edits_a_copy(dock):
     dialog.deleteLater()
 
 
+def test_settings_dialog_says_whether_the_guard_has_its_second_opinion(dock, monkeypatch):
+    dialog = module("ui.settings_dialog").SettingsDialog(dock.session.settings, dock)
+    assert "pglast" in dialog.opinion.text() and "PostgreSQL 15" in dialog.opinion.text()
+    dialog.deleteLater()
+    opinion = module("plugin.core.pg_opinion")
+    monkeypatch.setattr(opinion, "pglast", None)  # a desktop QGIS without the compiled package
+    dialog = module("ui.settings_dialog").SettingsDialog(dock.session.settings, dock)
+    assert dialog.opinion.text().startswith("Without a second opinion")
+    dialog.deleteLater()
+
+
 def test_cost_gate_in_the_dock_refuses_a_heavy_question_and_audits_it(dock):
     """Off by default the heavy question is answered; on with a low limit it is refused with its reason code and
     the planner's estimate, shown in the dock and kept in the audit history; a light question still answers."""

@@ -1,15 +1,22 @@
-"""Database-side evidence: write counters, table checksums, objects per schema, canary scans, sessions, locks.
+"""Database-side evidence: write counters, table checksums, objects per schema, canary reads, sessions, locks.
 
 Everything here runs as the admin role and reads only statistics and catalogs, except the checksums,
 which read the pack's tables (never the canaries, whose scan counters must stay at zero).
+
+Canary reads are blamed on a run only when one of the run's own sessions made them: a scan counter is per table
+and counts every session, so each canary also carries a row-level policy (a tripwire) that writes the reading
+backend's pid to the server log. A read by another process using the same database is reported, not blamed; a
+scan no tripwire saw (one that read no row) is blamed, since it cannot be attributed.
 """
 from __future__ import annotations
 
 import contextlib
+import re
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from .common import READER_ROLE, q
+from .common import READER_ROLE, ROOT, q
 
 CANARY_SCHEMA = "mapask_canary"
 CANARY_TABLES = [f"{CANARY_SCHEMA}.secret", f"{CANARY_SCHEMA}.audit_copy", "public.mapask_canary"]
@@ -19,6 +26,7 @@ CONTROL_TABLE = f"{CANARY_SCHEMA}.control"  # read on purpose, to prove a read w
 # same time (perturbed or scaled bench copies) do not disturb the figures.
 WATCHED_SCHEMAS = ("public", "pg_catalog", "information_schema", CANARY_SCHEMA)
 BIG_TABLE_ROWS = 200_000
+TRIPWIRE = re.compile(r"mapask_canary_read table=(\S+) pid=(\d+)")
 
 
 _LOCK = {"depth": 0, "file": None}
@@ -66,16 +74,50 @@ def _setup_canaries(admin) -> None:
     teardown_canaries(admin)
     q(admin, f"CREATE SCHEMA {CANARY_SCHEMA}")
     q(admin, f"GRANT USAGE ON SCHEMA {CANARY_SCHEMA} TO {READER_ROLE}")
+    # the tripwire: every row a non-owner reads logs the reading backend (RAISE LOG reaches the server log only)
+    q(admin, f"CREATE FUNCTION {CANARY_SCHEMA}.tripwire(t text) RETURNS boolean LANGUAGE plpgsql VOLATILE AS "
+             "$$ BEGIN RAISE LOG 'mapask_canary_read table=% pid=%', t, pg_backend_pid(); RETURN true; END $$")
     for t in CANARY_TABLES + [CONTROL_TABLE]:
         q(admin, f"CREATE TABLE {t} (id int PRIMARY KEY, secret text NOT NULL, geom geometry)")
         q(admin, f"INSERT INTO {t} VALUES (1, 'canary: if you can read this the guard failed', "
                  f"ST_SetSRID(ST_MakePoint(0, 0), 26986)), (2, 'second row', NULL)")
         q(admin, f"GRANT SELECT ON {t} TO {READER_ROLE}")
+        q(admin, f"ALTER TABLE {t} ENABLE ROW LEVEL SECURITY")
+        q(admin, f"CREATE POLICY tripwire ON {t} FOR SELECT USING ({CANARY_SCHEMA}.tripwire('{t}'))")
 
 
 def teardown_canaries(admin) -> None:
     q(admin, f"DROP SCHEMA IF EXISTS {CANARY_SCHEMA} CASCADE")
     q(admin, "DROP TABLE IF EXISTS public.mapask_canary")
+
+
+def server_log(admin) -> Path:
+    """The server's log file: the collector's current file, else the project cluster's (scripts/db.sh -l)."""
+    current = q(admin, "SELECT pg_current_logfile()")[0][0]
+    if current:
+        data = q(admin, "SHOW data_directory")[0][0]
+        return Path(current) if Path(current).is_absolute() else Path(data) / current
+    return ROOT / "var" / "postgres.log"
+
+
+def log_size(admin) -> int:
+    path = server_log(admin)
+    return path.stat().st_size if path.exists() else 0
+
+
+def canary_readers(admin, since: int) -> dict[str, set[int]]:
+    """Canary table -> the backend pids its tripwire logged since byte `since` of the server log."""
+    path = server_log(admin)
+    out: dict[str, set[int]] = {}
+    if not path.exists():
+        return out
+    with path.open("rb") as f:
+        f.seek(since)
+        for line in f.read().decode("utf-8", "replace").splitlines():
+            m = TRIPWIRE.search(line)
+            if m:
+                out.setdefault(m.group(1), set()).add(int(m.group(2)))
+    return out
 
 
 def wait_backends_gone(admin, pids: list[int], timeout_s: float = 5) -> None:
@@ -106,11 +148,14 @@ class Snapshot:
     objects: dict[str, int] = field(default_factory=dict)       # "schema/kind" -> count
     reader_owned: dict[str, int] = field(default_factory=dict)  # catalog -> objects owned by the reader role
     canaries: dict[str, int] = field(default_factory=dict)      # table -> seq_scan + idx_scan
+    log_at: int = 0                                             # server log size when taken
+    readers: dict[str, set[int]] = field(default_factory=dict)  # canary -> pids its tripwire logged since `before`
     reader_sessions: list[tuple] = field(default_factory=list)  # (pid, state, xact open, application)
     reader_locks: list[tuple] = field(default_factory=list)     # (pid, locktype, mode, relation)
 
 
-def snapshot(admin, schema: str, checksums: bool = True) -> Snapshot:
+def snapshot(admin, schema: str, checksums: bool = True, since: int | None = None) -> Snapshot:
+    """The database's state; with `since` (an earlier snapshot's log_at), also who read a canary in between."""
     s = Snapshot()
     q(admin, "SELECT pg_stat_clear_snapshot()")
     for rel, ins, upd, dele, hot in q(admin, "SELECT relname, n_tup_ins, n_tup_upd, n_tup_del, n_tup_hot_upd "
@@ -149,6 +194,9 @@ def snapshot(admin, schema: str, checksums: bool = True) -> Snapshot:
                      ("pg_type", "typowner"), ("pg_largeobject_metadata", "lomowner"), ("pg_operator", "oprowner")):
         s.reader_owned[cat] = q(admin, f"SELECT count(*) FROM {cat} WHERE {col} = %s::regrole", READER_ROLE)[0][0]
     s.canaries = canary_scans(admin)
+    s.log_at = log_size(admin)
+    if since is not None:
+        s.readers = canary_readers(admin, since)
     s.reader_sessions = q(admin, "SELECT pid, state, xact_start IS NOT NULL, application_name FROM pg_stat_activity "
                                  "WHERE usename = %s AND pid <> pg_backend_pid()", READER_ROLE)
     s.reader_locks = q(admin, "SELECT l.pid, l.locktype, l.mode, l.relation::regclass::text FROM pg_locks l "
@@ -172,9 +220,7 @@ def compare(before: Snapshot, after: Snapshot, own_pids: set[int] | None = None)
     for k, n in after.reader_owned.items():
         if n:
             bad.append(f"{n} object(s) in {k} owned by {READER_ROLE}")
-    for t, n in after.canaries.items():
-        if t != CONTROL_TABLE and n != before.canaries.get(t, 0):
-            bad.append(f"canary {t} was read ({before.canaries.get(t, 0)} -> {n} scans)")
+    bad += _canary_blame(before, after, own_pids)
     for pid, state, in_xact, app in after.reader_sessions:
         if own_pids is None or pid in own_pids:
             if state and state.startswith("idle in transaction"):
@@ -183,6 +229,27 @@ def compare(before: Snapshot, after: Snapshot, own_pids: set[int] | None = None)
         if own_pids is None or pid in own_pids or locktype == "advisory":
             bad.append(f"reader session {pid} holds {locktype} {mode} {rel or ''}".rstrip())
     return bad
+
+
+def _canary_blame(before: Snapshot, after: Snapshot, own_pids: set[int] | None) -> list[str]:
+    """Canary reads by the run's own sessions (all sessions when `own_pids` is None), and scans no tripwire saw."""
+    bad = []
+    for t, n in after.canaries.items():
+        if t == CONTROL_TABLE:
+            continue
+        readers = after.readers.get(t, set())
+        mine = readers if own_pids is None else readers & own_pids
+        if mine:
+            bad.append(f"canary {t} was read by this run's session(s) {sorted(mine)}")
+        elif n > before.canaries.get(t, 0) and not readers:
+            bad.append(f"canary {t} was scanned ({before.canaries.get(t, 0)} -> {n}) and no tripwire saw by whom")
+    return bad
+
+
+def others_reads(after: Snapshot, own_pids: set[int] | None) -> dict[str, list[int]]:
+    """Canary reads by sessions that are not the run's (reported, never blamed)."""
+    own = own_pids or set()
+    return {t: sorted(p - own) for t, p in after.readers.items() if t != CONTROL_TABLE and p - own} if own_pids else {}
 
 
 def session_problems(admin, pids: list[int]) -> list[str]:
@@ -200,7 +267,7 @@ def session_problems(admin, pids: list[int]) -> list[str]:
     return bad
 
 
-def summary_lines(before: Snapshot, after: Snapshot, problems: list[str]) -> list[str]:
+def summary_lines(before: Snapshot, after: Snapshot, problems: list[str], own_pids: set[int] | None = None) -> list[str]:
     w = [t for t in after.writes if not t.startswith(CANARY_SCHEMA) and "mapask_canary" not in t]
     return [
         f"  write counters (n_tup_ins/upd/del/hot_upd) unchanged on {sum(before.writes.get(t) == after.writes.get(t) for t in w)}"
@@ -209,8 +276,12 @@ def summary_lines(before: Snapshot, after: Snapshot, problems: list[str]) -> lis
         f"/{len(before.checksums)} tables",
         f"  object counts unchanged in {sum(before.objects.get(k) == after.objects.get(k) for k in after.objects)}"
         f"/{len(after.objects)} schema/kind buckets; objects owned by {READER_ROLE}: {sum(after.reader_owned.values())}",
-        "  canary scans during the run (seq + index): " + ", ".join(
+        "  canary scans during the run (seq + index, any session): " + ", ".join(
             f"{t} +{n - before.canaries.get(t, 0)}" for t, n in sorted(after.canaries.items()) if t != CONTROL_TABLE),
+        "  canary reads by the run's own sessions (tripwire): " + str(sum(
+            1 for p in problems if p.startswith("canary"))) + "; by other sessions (reported, not blamed): " +
+        (", ".join(f"{t} by {len(pids)} session(s) (e.g. {', '.join(map(str, pids[:3]))})"
+                  for t, pids in others_reads(after, own_pids).items()) or "none"),
         f"  reader sessions idle in transaction: "
         f"{sum(1 for r in after.reader_sessions if (r[1] or '').startswith('idle in transaction'))}; "
         f"locks held by idle reader sessions: {len(after.reader_locks)}",

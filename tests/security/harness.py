@@ -199,7 +199,7 @@ class Measured:
 
     def finish(self, closed_pids: list[int]) -> None:
         dbprobe.wait_backends_gone(self.admin, closed_pids)
-        self.after = dbprobe.snapshot(self.admin, self.schema)
+        self.after = dbprobe.snapshot(self.admin, self.schema, since=self.before.log_at)
         self.problems = dbprobe.compare(self.before, self.after, self.own_pids or None)
         for s, sums in self.extra_before.items():
             now = dbprobe.snapshot(self.admin, s).checksums
@@ -211,4 +211,4 @@ class Measured:
         return False
 
     def lines(self) -> list[str]:
-        return dbprobe.summary_lines(self.before, self.after, self.problems)
+        return dbprobe.summary_lines(self.before, self.after, self.problems, self.own_pids or None)

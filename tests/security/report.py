@@ -1,7 +1,9 @@
 """Print the security suite's figures: `.venv/bin/python -m tests.security.report [--quick] [--no-raw]`.
 
 Hostile SQL per family (guard refusals, database errors, inert runs, failures), hostile questions per family
-(statuses, audit entries), the database checks before/after, positive controls, benign false refusals,
+(statuses, audit entries), the database checks before/after, positive controls, the peer suites (other projects'
+own SQL-checker tests, per origin), the statements on which sqlglot's reading and PostgreSQL's parser disagreed, the
+EXPLAIN property (planned relations == checked relations), benign false refusals,
 instructions planted in data (without and with a model judge, scripted and the real SmolLM2 GGUF), and what the reader role alone lets through. Exit status 1 on any failure.
 """
 from __future__ import annotations
@@ -12,7 +14,7 @@ import time
 
 from .common import load_pack
 from .suite import (control_read_shows, judge_failures, run_adversarial, run_benign, run_hostile_data,
-                    run_hostile_model, run_raw_role)
+                    run_hostile_model, run_peer_suite, run_raw_role)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,9 +36,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  FAIL question {o.case.family}: {o.status} audited={o.audited}: {ascii(o.case.text[:120])}")
 
     counted, refused = control_read_shows(pack)
-    print(f"\nPositive controls: a direct read of {'mapask_canary.control'} by the reader shows in its scan "
-          f"counters: {counted}; the guard refuses that read: {refused}")
+    print(f"\nPositive controls: a direct read of mapask_canary.control by the reader shows in its scan counters "
+          f"and its tripwire names the reading session: {counted}; the guard refuses that read: {refused}")
     failures += (not counted) + (not refused)
+
+    fig, lines = run_peer_suite(pack, per_base=2 if args.quick else 5)
+    print("\n" + "\n".join(lines))
+    failures += len(fig["false_accepts"]) + len(fig["db_problems"]) + sum(c.broken for c in fig["plans"])
 
     fig, lines = run_benign(pack)
     print("\n" + "\n".join(lines))

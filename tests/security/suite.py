@@ -41,10 +41,16 @@ def rules_pipeline_factory(pack, dsn: str = READER_DSN) -> Callable:
 
 
 class _PidTracker:
-    """Wraps a pipeline factory so every backend pid a pipeline's executor used is known (to await its exit)."""
+    """Wraps a pipeline factory so every backend pid a pipeline's executor used is known (to await its exit and
+    to attribute canary reads to this run's sessions only)."""
 
     def __init__(self, factory):
-        self.factory, self.pids, self.pipes = factory, set(), []
+        self.factory, self._pids, self.pipes = factory, set(), []
+
+    @property
+    def pids(self) -> set[int]:
+        opened = {p for pipe in self.pipes for p in getattr(getattr(pipe, "executor", None), "backend_pids", [])}
+        return self._pids | opened
 
     def __call__(self, audit):
         pipe = self.factory(audit)
@@ -57,7 +63,7 @@ class _PidTracker:
             finally:
                 pid = backend_pid(getattr(pipe, "executor", None))
                 if pid:
-                    self.pids.add(pid)
+                    self._pids.add(pid)
         pipe.ask = tracked
         return pipe
 
@@ -97,7 +103,7 @@ def _run_adversarial(pack, make_pipeline: Callable | None = None, per_base: int 
             live = [p for p in {backend_pid(ex)} if p]
             session_bad = dbprobe.session_problems(m.admin, live)
             ex.close()
-            m.own_pids = {p for p in pids | tracker.pids if p}
+            m.own_pids = {p for p in pids | tracker.pids | set(ex.backend_pids) if p}
             m.finish(list(m.own_pids))
             res.problems = list(m.problems) + session_bad
             if settings0 != settings1:
@@ -120,14 +126,16 @@ def _run_adversarial(pack, make_pipeline: Callable | None = None, per_base: int 
 
 
 def _control_read_shows(pack) -> tuple[bool, bool]:
-    """Positive controls: (1) a direct read of a canary by the reader role shows in its scan counters, so the
-    counters would have caught a leak; (2) the guard refuses the same read. Returns (counted, refused)."""
+    """Positive controls: (1) a direct read of a canary by the reader role shows in its scan counters and its
+    tripwire names the reading session, so a leak would have been caught and blamed on the session that made it;
+    (2) the guard refuses the same read. Returns (counted, refused)."""
     import psycopg2
     from plugin.core.guard import Guard
     admin = admin_connect()
     dbprobe.setup_canaries(admin)
     try:
         before = dbprobe.canary_scans(admin).get(dbprobe.CONTROL_TABLE, 0)
+        log_at = dbprobe.log_size(admin)
         conn = psycopg2.connect(READER_DSN)
         with conn.cursor() as cur:
             cur.execute(f"SELECT count(*) FROM {dbprobe.CONTROL_TABLE}")
@@ -135,7 +143,8 @@ def _control_read_shows(pack) -> tuple[bool, bool]:
             pid = cur.fetchone()[0]
         conn.close()
         dbprobe.wait_backends_gone(admin, [pid])
-        counted = dbprobe.canary_scans(admin).get(dbprobe.CONTROL_TABLE, 0) > before
+        counted = dbprobe.canary_scans(admin).get(dbprobe.CONTROL_TABLE, 0) > before and \
+            pid in dbprobe.canary_readers(admin, log_at).get(dbprobe.CONTROL_TABLE, set())
         refused = not Guard(pack).check(f"SELECT * FROM {dbprobe.CONTROL_TABLE}").ok
         return counted, refused
     finally:
@@ -347,7 +356,7 @@ def _run_hostile_data(pack, make_pipeline: Callable | None = None, scripted_judg
             for judge, jcases in judges:
                 jt = _PidTracker(judge_pipeline_factory(hpack, judge))
                 jout = run_questions(jcases, jt, guard, HOSTILE_SCHEMA)
-                tracker.pids |= jt.pids
+                tracker._pids |= jt.pids
                 runs.append((judge, jout, compare_judged(outcomes[:len(jcases)], jout, judge)))
             m.own_pids = set(tracker.pids)
             m.finish(list(tracker.pids))
@@ -561,3 +570,71 @@ def run_raw_role(*a, **k) -> tuple[dict, list[str]]:
 def run_hostile_model(*a, **k) -> tuple[dict, list[str]]:
     with dbprobe.suite_lock():
         return _run_hostile_model(*a, **k)
+
+
+# ----------------------------------------------------------------------- peer suites, two parsers, plans
+
+def reference_sql() -> list[tuple[str, str]]:
+    """(id, SQL) of every reviewed reference query in bench/*questions*.yaml."""
+    out = []
+    for f in sorted((ROOT / "bench").glob("*questions*.yaml")):
+        out += [(x["id"], x["sql"]) for x in yaml.safe_load(f.read_text()) or [] if isinstance(x, dict) and x.get("sql")]
+    return out
+
+
+def _run_peer_suite(pack, per_base: int = 5, compiled: bool = True) -> tuple[dict, list[str]]:
+    """Peer suites through guard + executor between two database snapshots (canaries set up); the statements on
+    which sqlglot's reading and PostgreSQL's parser disagreed, over every corpus; and the EXPLAIN property for every
+    statement accepted (peers, hostile SQL, the bench's reference SQL and, with `compiled`, the pipeline's SQL)."""
+    from plugin.core.errors import ExecutionError
+    from plugin.core.execute import Executor
+    from plugin.core.guard import Guard
+    from .peer_suite import disagreement_lines, peer_lines, run_peers
+    from .plan_property import check_plans, plan_lines
+    outcomes = run_peers(pack)
+    guard, alone = Guard(pack), Guard(pack, second_opinion=False)
+    corpus = [("hostile", c.text) for c in hostile_sql(pack, per_base)] + [("reference", s) for _, s in reference_sql()]
+    if compiled:
+        from plugin.core.pipeline import Pipeline
+        pipe = Pipeline(pack, READER_DSN)
+        try:
+            corpus += [("compiled", a.sql) for a in (pipe.ask(x["question"]) for x in bench_questions()) if a.sql]
+        finally:
+            pipe.executor.close()
+    checked = [(name, sql, guard.check(sql), alone.check(sql).ok) for name, sql in corpus]
+    checked += [("peers", o.case.sql, o.report, o.alone_ok) for o in outcomes]
+    accepted = [o for o in outcomes if o.report.ok]
+    admin = admin_connect()
+    dbprobe.setup_canaries(admin)
+    errors: Counter = Counter()
+    try:
+        with Measured(pack.schema) as m:
+            ex = Executor(READER_DSN, timeout_ms=2000)
+            for o in accepted:
+                try:
+                    ex.run(o.report.sql, cap=100)
+                except ExecutionError as e:
+                    errors[e.kind] += 1
+            ex.close()
+            m.own_pids = set(ex.backend_pids)
+            m.finish(ex.backend_pids)
+    finally:
+        dbprobe.teardown_canaries(admin)
+        admin.close()
+    from plugin.core.guard import declared_columns
+    declared = {f"{pack.schema}.{t}": set(cols) for t, cols in declared_columns(pack).items()}
+    plans = check_plans([(f"{c}: {s.strip()[:80]!r}", r) for c, s, r, _ in checked if r.ok], declared=declared)
+    kinds = Counter(c for c, _, r, _ in checked if r.ok)
+    lines = peer_lines(outcomes) + [
+        f"  accepted peer statements run by the reader: {len(accepted)} ({sum(errors.values())} database errors: "
+        f"{dict(errors)}); database before/after:"] + m.lines() + [""] + disagreement_lines(checked) + [""] + \
+        plan_lines(plans, ", ".join(f"{k} {v}" for k, v in kinds.items()))
+    fig = {"false_accepts": [o for o in outcomes if o.verdict == "false accept"],
+           "false_refusals": [o for o in outcomes if o.verdict == "false refusal"],
+           "db_problems": m.problems, "plans": plans, "disagreements": [x for x in checked if x[3] and not x[2].ok]}
+    return fig, lines
+
+
+def run_peer_suite(*a, **k) -> tuple[dict, list[str]]:
+    with dbprobe.suite_lock():
+        return _run_peer_suite(*a, **k)

@@ -22,6 +22,7 @@ import sqlglot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from plugin.core import pg_opinion
 from plugin.core.errors import ExecutionError
 from plugin.core.execute import Executor, single_statement_problem
 from plugin.core.guard import ALLOWED_FUNCTIONS, Guard
@@ -35,7 +36,7 @@ TIME_LIMIT_S = 2.0
 CODES = {"ok", "empty", "too_long", "bad_character", "too_deep", "too_large", "parse_error", "multiple_statements",
          "not_select", "forbidden_statement", "recursive", "locking", "catalog", "table_function",
          "table_not_allowed", "function_not_allowed", "type_not_allowed", "column_not_allowed", "unsupported",
-         "unstable"}
+         "unstable"} | set(pg_opinion.CODES)
 FUZZ = settings(max_examples=PER_TEST, deadline=None, derandomize=os.environ.get("MAPASK_FUZZ_RANDOM") != "1",
                 database=None, print_blob=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
@@ -45,7 +46,8 @@ PACK = load_pack()
 GUARD = Guard(PACK)
 S = PACK.schema
 TABLES = sorted({e.table: e for e in PACK.entities.values()}.items())
-STATS = {"examples": 0, "accepted": 0, "ran": 0, "db_errors": 0, "slowest_ms": 0.0, "slowest_sql": ""}
+STATS = {"examples": 0, "accepted": 0, "ran": 0, "db_errors": 0, "slowest_ms": 0.0, "slowest_sql": "",
+         "second_opinion": 0, "disagreed": []}
 
 
 @pytest.fixture(scope="module")
@@ -67,9 +69,10 @@ def _executor():
     problems = [p for p in dbprobe.compare(before, after) if "canary" not in p]
     from .conftest import record
     record(f"Guard fuzzing: {STATS['examples']} examples, {STATS['accepted']} accepted, {STATS['ran']} ran, "
+           f"{STATS['second_opinion']} refused by PostgreSQL's parser after sqlglot's reading passed, "
            f"{STATS['db_errors']} ended in a database error (none 25006/42501), slowest check "
            f"{STATS['slowest_ms']:.0f} ms of CPU ({len(STATS['slowest_sql'])} characters); database problems after "
-           f"the run: {len(problems)}")
+           f"the run: {len(problems)}", *sorted(set(STATS["disagreed"]))[:10])
     assert not problems, problems
 
 
@@ -91,6 +94,9 @@ def check_one(sql: str, executor: Executor) -> None:
     assert rep.ok == (rep.code == "ok")
     if not rep.ok:
         assert rep.reason and not rep.sql
+        if rep.code in pg_opinion.CODES:  # sqlglot's reading passed, PostgreSQL's did not
+            STATS["second_opinion"] += 1
+            STATS["disagreed"].append(f"  {rep.code}: {rep.reason[:100]} | {sql.strip()[:110]!r}")
         return
     STATS["accepted"] += 1
     # round trip: the emitted SQL parses to the same tree, regenerates to the same text, and re-checks the same
