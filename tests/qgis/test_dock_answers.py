@@ -147,7 +147,7 @@ def test_follow_up_refines_the_previous_frame_and_says_so(dock):
 
 def test_questions_not_answered_are_recorded_too(dock):
     shown = ask(dock, "crashes in paris")
-    assert shown.answer.status == "clarify" and shown.presented is None
+    assert shown.answer.status == "clarify" and not shown.presented.layers and shown.presented.no_map
     assert dock.session.audit.store.entries[-1]["status"] == "clarify"
     assert not dock.export_button.isEnabled()
     assert QgsProject.instance().mapLayers() == {}
