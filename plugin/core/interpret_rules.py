@@ -11,6 +11,7 @@ from .phrasing import (compared_field, either, is_event, is_place_pred, measurab
                        numeric, plural)
 from .sides import comparison_sides
 from .spans import Ctx, has, kinds, readings, time_from_span, words
+from .spelling import is_plural_word
 from .tokens import Span
 
 
@@ -318,7 +319,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     if f.intent == "rank":
         said_n = number_before(ann.tokens, group_spans)  # '3 <city> neighbourhoods with the fewest ...'
         limit = topn[0].value["n"] if topn else said_n if said_n else \
-            (1 if which_cues and not _plural_group(cx, group_spans) else None)
+            (1 if which_cues and _asks_for_one(cx, which_cues, group_spans) else None)
         f.rank = Rank("asc" if rank_asc and not rank_desc else "desc", limit)
     f.filters = [p for _, p in target_preds]
     f.output = ["map", "table"] if f.intent in ("list", "locate") else ["table", "chart"] if f.group_by else ["table"]
@@ -418,8 +419,14 @@ def pred_fields(pack: Pack, p: Predicate) -> list[tuple[str, str]]:
     return [(p.entity, p.field)]
 
 
-def _plural_group(cx: Ctx, group_spans: list[Span]) -> bool:
-    return any(s.text.endswith("s") and not s.text.endswith("ss") for s in group_spans)
+def _asks_for_one(cx: Ctx, which_cues: list[Span], group_spans: list[Span]) -> bool:
+    """'which town has', 'which one': one; 'which towns have': a ranking. The verb after 'which' decides; without
+    one, whether the grouped word is a plural (its lemma differs from it)."""
+    one, many = set(words(cx.pack, "singular_after_which")), set(words(cx.pack, "plural_after_which"))
+    after = next((t for t in cx.ann.tokens[which_cues[0].end:] if t in one | many), None)
+    if after is not None:
+        return after in one
+    return not any(is_plural_word(s.text.split()[-1]) for s in group_spans)
 
 
 def _predicate(s: Span) -> Predicate:

@@ -18,6 +18,14 @@ except ImportError:  # pragma: no cover
     parse_number = None
 
 
+def is_plural_word(word: str) -> bool:
+    """Whether a word is a plural noun ('towns', 'neighbourhoods'; not 'bus', 'class')."""
+    if getAllLemmas is None:
+        return word.endswith("s") and not word.endswith("ss")
+    lemmas = getAllLemmas(word, upos="NOUN").get("NOUN", ())
+    return bool(lemmas) and word not in lemmas
+
+
 def edit_distance(a: str, b: str) -> int:
     """Optimal string alignment distance (a swap of two neighbours is one edit: 'pedestrain')."""
     if OSA is not None:
