@@ -247,6 +247,9 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         grp = _group(pack, f, g)
         if grp and grp not in f.group_by:
             f.group_by.append(grp)
+    for grp in _groups_by_label_word(cx, f, group_cues):
+        if grp not in f.group_by:
+            f.group_by.append(grp)
     sup_group = next((g for g in f.group_by if g.kind == "support"), None)
     if f.near is None and sup_group and distances:
         # "crashes by school within 300 m": the distance belongs to the features grouped by
@@ -503,3 +506,26 @@ def _quantifier(ann: Annotation, pack: Pack, support: Span | None, distances: li
     if distances and _ends_at(ann.tokens, rules.get("farther", []), distances[0].start, 0):
         return "none"
     return "some"
+
+
+def _groups_by_label_word(cx: Ctx, f: Frame, group_cues: list[Span]) -> list[Group]:
+    """'ramps by condition': after a grouping cue, a word no reading took that ends the label of exactly one of
+    the records' own fields ('ramp condition') groups by that field."""
+    ent = cx.pack.entities.get(f.target)
+    if ent is None:
+        return []
+    taken = {i for s in cx.ann.spans for i in range(s.start, s.end)}
+    out = []
+    for c in group_cues:
+        if c.end >= len(cx.ann.tokens) or c.end in taken:
+            continue
+        word = cx.ann.tokens[c.end]
+        # (the field's label or any of its words ending so: 'crashes by condition' could be light, weather or
+        # road surface, and stays unread)
+        fields = [n for n, fl in ent.fields.items() if fl.kind == "coded" and
+                  any(w.split()[-1] == word for w in [fl.label, *fl.words])]
+        if len(fields) == 1:
+            out.append(Group("field", f"{ent.name}.{fields[0]}"))
+        elif word not in words(cx.pack, "filler") and not word.isdigit():
+            f.unknown.append(word)  # a grouping asked for by a word that names no field: asked back, not dropped
+    return out
