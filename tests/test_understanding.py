@@ -16,9 +16,9 @@ def count(a) -> int:
 
 def test_context_sentence_changes_nothing_and_is_said(pipeline):
     plain = pipeline.ask("How many fatal crashes in Boston?")
-    told = pipeline.ask("We're drafting the annual safety report. How many fatal crashes in Boston?")
+    told = pipeline.ask("We're revising the yearly overview. How many fatal crashes in Boston?")
     assert count(told) == count(plain)
-    assert "drafting" in told.understood["context"] and "context" in told.readback["text"]
+    assert "revising" in told.understood["context"] and "context" in told.readback["text"]
 
 
 def test_a_typo_of_the_vocabulary_is_corrected_and_logged(pipeline, admin):
@@ -56,17 +56,17 @@ def test_quantities_in_words(pipeline):
 
 
 def test_no_feature_within_a_distance_is_an_anti_join(pipeline, admin):
-    a = pipeline.ask("how many crashes in the bicycle crash file had no traffic signal within 50 m")
+    a = pipeline.ask("how many crashes in the bike crash data had no traffic signal within 40 m")
     assert count(a) == scalar(admin, "SELECT count(*) FROM ma.cambridge_bicycle_crash c WHERE c.geom IS NOT NULL "
                                      "AND NOT EXISTS (SELECT 1 FROM ma.traffic_signal s "
-                                     "WHERE ST_DWithin(c.geom, s.geom, 50))")
-    some = pipeline.ask("how many crashes in the bicycle crash file were within 50 m of at least one traffic signal")
+                                     "WHERE ST_DWithin(c.geom, s.geom, 40))")
+    some = pipeline.ask("how many crashes in the bike crash data were within 40 m of at least one traffic signal")
     assert count(some) + count(a) == scalar(admin, "SELECT count(*) FROM ma.cambridge_bicycle_crash "
                                                    "WHERE geom IS NOT NULL")
 
 
 def test_out_of_the_data_is_refused_with_the_reason(pipeline):
-    year = pipeline.ask("How many crashes were there in Worcester in 2019?")
+    year = pipeline.ask("How many crashes were there in Lowell in 2021?")
     assert year.status == "refused" and "2017" in year.answer and not year.rows
     away = pipeline.ask("crashes in Portland, Oregon")
     assert away.status == "refused" and "outside" in away.answer
@@ -75,8 +75,8 @@ def test_out_of_the_data_is_refused_with_the_reason(pipeline):
 
 
 def test_a_judgement_without_a_measure_is_asked_back_with_measures(pipeline):
-    a = pipeline.ask("Which Cambridge neighbourhood is the most dangerous?")
-    assert a.status == "clarify" and a.clarify[0]["text"] == "most dangerous" and len(a.clarify[0]["choices"]) >= 2
+    a = pipeline.ask("Which Cambridge neighbourhood is the riskiest?")
+    assert a.status == "clarify" and a.clarify[0]["text"] == "riskiest" and len(a.clarify[0]["choices"]) >= 2
 
 
 def test_below_the_threshold_the_reading_is_offered_and_choosing_it_answers(pack):

@@ -95,8 +95,8 @@ class AnchorIndex:
         return idx
 
     def join(self, found: list["AnchorMatch"], toks: list[str]) -> list["AnchorMatch"]:
-        """Names of one entity side by side or linked by a junction word ('mass ave and prospect st', 'mass ave /
-        prospect st / western ave') become the feature whose name joins them all (their intersection), when the
+        """Names of one entity side by side or linked by a junction word ('<street> and <street>',
+        '<street> / <street> / <street>') become the feature whose name joins them all (their intersection), when the
         pack has such an entity and the database such a name."""
         out: list[AnchorMatch] = []
         parts: list[list[AnchorMatch]] = []  # the names each entry of `out` joins

@@ -162,7 +162,7 @@ class Annotator:
 
     def _set_aside_context(self, ann: Annotation) -> None:
         """A purpose or greeting contributes nothing; a statement only its conditions; their other words are
-        context, never 'not understood'. Who asks ('our council aide wants ...') is a purpose of its own."""
+        context, never 'not understood'. Who asks ('<someone> wants ...') is a purpose of its own."""
         rules = self.rules.get("context", {})
         cues = {s.start: str(s.value) for s in ann.spans if s.kind == "cue"}
         classify(ann.clauses, cues, set(rules.get("question_cues", [])))

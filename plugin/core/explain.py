@@ -68,7 +68,7 @@ def _spelt(text: str, concept) -> str:
 
 
 def describe(pack: Pack, f: Frame, one: bool = False) -> str:
-    """'pedestrian crashes within 150 m of schools in 2015' from the frame (`one`: a single record)."""
+    """'<value> <records> within <d> of <features> in <year>' from the frame (`one`: a single record)."""
     ent = pack.entity(f.target)
     after = ("area_attr", "near_place")  # said after the records: 'in towns with ...', 'within 50 m of X'
     place_fields = {pf.get("field"): key for key, pf in ent.places.items()}

@@ -30,7 +30,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     ann = replace(ann, spans=spans)
     cx = Ctx(ann, pack)
     anchors_all = [s for s in spans if s.kind == "anchor"]
-    # ('Worcester, the city, not the county': a field an exclusion covers is a reading ruled out, not asked for)
+    # ('<place>, the city, not the <field>': a field an exclusion covers is a reading ruled out, not asked for)
     entity_spans = [s for s in spans if (has(s, "entity") or has(s, "field")) and not _heads_anchor(ann, s, anchors_all, pack)
                     and not (s.kind == "field" and _excluded(ann, s))]
     group_cues = cx.cue("group")
@@ -62,16 +62,16 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         if (after_distance or after_near) and ents:
             near_spans.append(s)
         elif (after_group and not is_event(pack, ents)) or (after_which and superlative and not is_event(pack, ents)):
-            group_spans.append(s)  # ('towns by crashes per 1000 residents': the records are counted, not grouped by)
+            group_spans.append(s)  # ('<areas> by <records> per <n> residents': the records are counted, not grouped by)
         elif ents or readings(s, "field"):
             target_spans.append(s)
     inverse = None if superlative or group_cues or near_spans or counts else _inverse(cx, target_spans, distances)
     if inverse:
-        # "schools that had a pedestrian crash within 100 m": the schools are listed, the crashes qualify them
+        # "<features> that had a <record> within <d>": the features are listed, the records qualify them
         target_spans.remove(inverse[1])
         near_spans.append(inverse[1])
     events = [s for s in target_spans if readings(s, "entity") and is_event(pack, readings(s, "entity"))]
-    # 'crashes in the police data': a source named after the general word is the records meant
+    # '<records> in the <source> data': a source named after the general word is the records meant
     specific = [s for s in events if any(pack.entities[readings(s, "entity")[0]].shares_words_with ==
                                          readings(o, "entity")[0] for o in events if o is not s)]
     target_span = inverse[0] if inverse else next(iter(specific + events), None) or next(
@@ -79,7 +79,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     for s in target_spans:
         if target_span and readings(s, "entity") and readings(s, "entity")[0] in (
                 readings(target_span, "entity")[0], pack.entities[readings(target_span, "entity")[0]].shares_words_with):
-            continue  # "crashes ... were injury crashes", "crashes in the police data": the same records named twice
+            continue  # "<records> ... were <value> <records>", "<records> in the <source> data": the same records twice
         if s is not target_span and readings(s, "entity"):
             # a second entity word with no relation cue: a superlative makes it a group ("towns with most crashes"),
             # and so does a condition on the count ("towns with more than 100 crashes")
@@ -160,12 +160,12 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
                 f.target = ent  # 'total population of towns in X': the records holding the number
     filtered = {(e, fl) for sp in pred_spans for e, fl in pred_fields(pack, _predicate(sp))}
     for s in target_spans:
-        # a field named without a value ('severity breakdown', 'road surface conditions for crashes in X') asks
-        # for its distribution, unless a value of that field is asked for too ('weather was snow')
+        # a field named without a value ('<field> breakdown', '<field> for <records> in <place>') asks for its
+        # distribution, unless a value of that field is asked for too ('<field> was <value>')
         flds = readings(s, "field")
         if flds and not readings(s, "entity") and s not in used_fields and s not in group_spans \
                 and not any(f in filtered for f in flds) and not cx.cue("share") \
-                and (not cx.cue("list") or cx.cue("breakdown")):  # 'give me the severity breakdown'
+                and (not cx.cue("list") or cx.cue("breakdown")):  # 'give me the <field> breakdown'
 
             group_spans.append(s)
 
@@ -346,7 +346,7 @@ def _place_values(ann: Annotation, pack: Pack) -> list[tuple[Span, Span, Span]]:
                              f"{a.text} {nxt.text}", [("label", (ename, fname, norm_label(a.value["name"])))])
                 out.append((a, nxt, label))
                 break
-    # 'essex county compared to norfolk', 'hampden and berkshire counties': a name linked by 'and'/'vs' to a value
+    # '<county> county compared to <county>', '<county> and <county> counties': a name linked by 'and'/'vs' to a value
     # of a place field is a value of that field too, when the field has it
     done = {id(a) for a, _, _ in out}
     values = [lab for _, _, lab in out] + [s for s in ann.spans if s.kind == "label"]
@@ -496,7 +496,7 @@ def _ends_at(toks: list[str], phrases: list[str], end: int, window: int) -> bool
 
 
 def _quantifier(ann: Annotation, pack: Pack, support: Span | None, distances: list[Span]) -> str:
-    """'no signal within 200 m', 'farther than 100 m from any school': none; otherwise some."""
+    """'no <feature> within <d>', 'farther than <d> from any <feature>': none; otherwise some."""
     rules = rule_files(pack.raw.get("language", "en")).get("quantifiers", {})
     window = int(rules.get("window", 3))
     if support is not None and is_event(pack, readings(support, "entity")):

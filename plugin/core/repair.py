@@ -246,7 +246,7 @@ class Repairer:
         return out
 
     def _features_are_not_areas(self, f: Frame, log) -> None:
-        """'within 50 m of mass ave and main st' with no intersection of that name: records cannot lie inside a
+        """'within <d> of <street> and <street>' with no intersection of that name: records cannot lie inside a
         street or a point, so a named feature read as a place becomes 'near it too', at the question's distance."""
         keep = []
         for i, pl in enumerate(f.scope):
@@ -285,7 +285,7 @@ class Repairer:
             r.notes.append(f"no distance was given, so {d:g} m was used")
             n.distance_m = d
         if n.anchor is None and self.pack.entity(n.entity).time:
-            # records qualifying features ("schools that had a pedestrian crash"): the source is chosen as for a target
+            # records qualifying features ("<features> that had a <record>"): the source is chosen as for a target
             sub = Frame(target=n.entity, filters=[q for q in n.filters if q.op not in ("time", "near", "place")])
             for q in n.filters:
                 if q.op == "time":
