@@ -246,11 +246,15 @@ def _check_references(pack: Pack) -> None:
 def language_for(pack: Pack) -> dict[str, Any]:
     """The pack language's grammar words, with the pack's own `stopwords` added (a copy: packs do not leak into
     each other through the shared language file)."""
+    cached = pack.__dict__.get("_language")
+    if cached is not None:  # read on every question and in the interpreter's loops: merged once per pack
+        return cached
     lang = language(pack.raw.get("language", "en"))
     extra = [str(w).lower() for w in pack.raw.get("stopwords") or []]
-    if not extra:
-        return lang
-    return {**lang, "stopwords": list(lang["stopwords"]) + [w for w in extra if w not in lang["stopwords"]]}
+    if extra:
+        lang = {**lang, "stopwords": list(lang["stopwords"]) + [w for w in extra if w not in lang["stopwords"]]}
+    pack.__dict__["_language"] = lang
+    return lang
 
 
 def pack_summary(pack: Pack) -> str:

@@ -284,7 +284,7 @@ class Pipeline:
         """Repair, plan, compile, guard, execute, verify and explain one frame into `a`."""
         step("repair")
         t0 = time.perf_counter()
-        readings = self._readings(frame) if gate and (a.choice or 1) > 1 else [frame]
+        readings = [asked for asked, _ in self._readings(frame)] if gate and (a.choice or 1) > 1 else [frame]
         frame = readings[min(len(readings), a.choice or 1) - 1]  # '--choose 2': the second reading offered
         rep = self.repairer.run(frame)
         a.timings_ms["repair"] = (time.perf_counter() - t0) * 1000
@@ -391,10 +391,11 @@ class Pipeline:
         t["explain"] = (clock() - t0) * 1000
         a.result_hash = result_hash(a.columns, a.rows)
 
-    def _readings(self, frame: Frame) -> list[Frame]:
-        """The reading itself, then up to two others that read the records from another source that can answer
-        every part of the question (the runner-up sources of the repair's choice)."""
-        out, seen = [frame], {self.repairer.run(frame).frame.target}
+    def _readings(self, frame: Frame, repaired: Frame | None = None) -> list[tuple[Frame, Frame]]:
+        """(asked, repaired) for the reading itself, then up to two others that read the records from another
+        source that can answer every part of the question (the runner-up sources of the repair's choice)."""
+        first = repaired or self.repairer.run(frame).frame
+        out, seen = [(frame, first)], {first.target}
         for name, ent in sorted(self.pack.entities.items(), key=lambda kv: self.pack.priority(kv[0])):
             if len(out) >= 3 or not ent.time or name in seen:
                 continue
@@ -402,7 +403,7 @@ class Pipeline:
             alt.target = name
             rep = self.repairer.run(alt)
             if rep.frame.target == name and not (rep.clarify or rep.problems or rep.outside):
-                out.append(alt)
+                out.append((alt, rep.frame))
                 seen.add(name)
         return out
 
@@ -410,7 +411,7 @@ class Pipeline:
         """Below the threshold: the reading, and the other readings there are, are offered as choices instead of a
         number (the result stays in the audit entry by its hash; choosing a reading answers it)."""
         a.status = "clarify"
-        frames = [f] + [self.repairer.run(r).frame for r in self._readings(asked)[1:]]
+        frames = [done for _, done in self._readings(asked, f)]
         texts = [a.readback.get("text", "")] + [readback(self.pack, r, {**a.understood})["text"] for r in frames[1:]]
         a.clarify = [{"text": "reading", "choices": texts, "frames": [r.to_dict() for r in frames]}]
         a.answer = (f"MapAsk is not sure it read this question right (confidence {a.confidence:.2f}). "
@@ -590,11 +591,8 @@ class Pipeline:
         asked = [i for c in ann.clauses if c.kind == "question" for i in range(c.start, c.end)]
         content = [i for i in asked if ann.tokens[i] not in stop and not ann.tokens[i].isdigit()]
         read = {i for s in ann.spans for i in range(s.start, s.end)}
-        cue_words = {w for ws in self.lang["cues"].values() for w in ws if " " not in w}
         return {"context": list(dict.fromkeys(ann.context)), "corrections": ann.corrections,
                 "rewrites": ann.rewrites, "clauses": len(ann.clauses), "words": len(asked),
-                # words that usually shape a question ('per', 'than', 'not') but were read as nothing here
-                "cue_words_unread": [ann.tokens[i] for i in asked if i not in read and ann.tokens[i] in cue_words],
                 "read_share": round(sum(i in read for i in content) / len(content), 3) if content else 1.0}
 
     @staticmethod

@@ -6,12 +6,15 @@ from dataclasses import dataclass
 from .annotate import Annotation
 from .frame import TimeSpec
 from .pack import Pack, language_for
+from .tokens import Span
 
 
 def words(pack: Pack, key: str) -> set[str]:
-    """A word list of the pack's language file (link words, filler, ...) as a set."""
-    return set(language_for(pack).get(key, []))
-from .tokens import Span
+    """A word list of the pack's language file (link words, filler, ...) as a set, built once per pack."""
+    sets = pack.__dict__.setdefault("_word_sets", {})
+    if key not in sets:
+        sets[key] = set(language_for(pack).get(key, []))
+    return sets[key]
 
 
 

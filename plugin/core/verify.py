@@ -60,15 +60,11 @@ def _coverage(ev: Evidence) -> list[tuple[str, float, str]]:
     codes = [r.code for r in reps]
     ctx, corr = u.get("context", []), u.get("corrections", [])
     return [
-        ("unread_share", round(1.0 - float(u.get("read_share", 1.0)), 3),
-         f"{1.0 - float(u.get('read_share', 1.0)):.0%} of the question's words were not read as part of it"),
         ("context_words", min(len(ctx), 5) / 5, f"taken as context: {', '.join(ctx)}" if ctx else "no context words"),
         ("corrections", min(len(corr), 3), "spelling corrected: " + ", ".join(f"{c['from']}→{c['to']}" for c in corr)
          if corr else "no spelling corrected"),
         ("clauses", min(int(u.get("clauses", 1)) - 1, 3), "the message has several sentences or clauses"),
         ("long_question", min(int(u.get("words", 0)), 40) / 20, f"{u.get('words', 0)} words in the question"),
-        ("cue_words_unread", min(len(u.get("cue_words_unread", [])), 3),
-         "words that usually shape a question were read as nothing: " + ", ".join(u.get("cue_words_unread", []))),
         ("repairs", min(len(reps), 4), f"{len(reps)} repair(s): " + "; ".join(r.reason for r in reps[:3])),
         ("entity_guessed", float("entity" in codes), next((r.reason for r in reps if r.code == "entity"),
                                                           "the data source was named")),
