@@ -6,12 +6,11 @@ from dataclasses import replace
 from .annotate import Annotation
 from .frame import Frame, Group, Measure, Near, Place, Predicate, Rank, Side, TimeSpec
 from .pack import Pack
-from .phrase_rules import rule_files
 from .phrasing import (compared_field, either, is_event, is_place_pred, measurable, no_records, number_before,
                        numeric, plural)
 from .sides import comparison_sides
 from .spans import Ctx, has, kinds, readings, time_from_span, words
-from .spelling import is_plural_word
+from .qualifiers import asks_for_one, excluded, exists, groups_by_label_word, quantifier, time_left_out
 from .tokens import Span
 
 
@@ -32,7 +31,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     anchors_all = [s for s in spans if s.kind == "anchor"]
     # ('<place>, the city, not the <field>': a field an exclusion covers is a reading ruled out, not asked for)
     entity_spans = [s for s in spans if (has(s, "entity") or has(s, "field")) and not _heads_anchor(ann, s, anchors_all, pack)
-                    and not (s.kind == "field" and _excluded(ann, s))]
+                    and not (s.kind == "field" and excluded(ann, s))]
     group_cues = cx.cue("group")
     which_cues = cx.cue("which")
     rank_desc, rank_asc = cx.cue("rank_desc"), cx.cue("rank_asc")
@@ -120,7 +119,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         # 'evening (6pm or later)', 'mornings 7-9am': the hours said outright define the vague word
         time_spans = [s for s in time_spans if not s.value.get("vague")]
     used_fields: list[Span] = []
-    for s in (s for s in spans if s.kind == "numcmp" and not _exists(s, near_spans)):
+    for s in (s for s in spans if s.kind == "numcmp" and not exists(s, near_spans)):
         # '75 or older' after 'the oldest driver (was)': a condition on the field named just before
         after = [f for f in spans if f.start == s.end and readings(f, "field") and measurable(pack, *readings(f, "field")[0])]
         fields = after or [f for f in entity_spans if readings(f, "field") and f.end <= s.start and s.start - f.end <= 3
@@ -143,7 +142,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     target_preds.sort(key=lambda sp: sp[0].start)
     target_preds = either(cx, target_preds)
     for sp, p in target_preds:
-        cue = _excluded(ann, sp)
+        cue = excluded(ann, sp)
         if cue:
             p.negate, p.text = True, cue(p.text)  # 'excluding rear-ends', 'wet roads don't count'
     # 'average age of ...', 'total population of ...': the sum or mean of a number field, not a count
@@ -212,11 +211,12 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
                                        text=" ".join(tv.text)))
         time_spans = []
     for s in time_spans:
-        if _excluded(ann, s):
-            _time_left_out(f, s, _excluded(ann, s))
+        cue = excluded(ann, s)
+        if cue:
+            time_left_out(f, s, cue)
         else:
             time_from_span(f.time, s.value, s.text)
-    for a in [a for a in scope_spans if _excluded(ann, a)]:
+    for a in [a for a in scope_spans if excluded(ann, a)]:
         scope_spans.remove(a)  # a place cannot be left out yet: asked back, never applied the other way round
         f.unknown.append(a.text)
     f.scope = [Place(text=a.text, entity=a.value["entity"], name=a.value["name"], score=a.value["score"],
@@ -236,7 +236,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         n.filters = support_preds
         n.scope = [Place(text=a.text, entity=a.value["entity"], name=a.value["name"], score=a.value["score"],
                          candidates=a.value["others"]) for a in support_scope]
-        n.quantifier = _quantifier(ann, pack, near_spans[0] if near_spans else None, distances)
+        n.quantifier = quantifier(ann, pack, near_spans[0] if near_spans else None, distances)
         if cx.cue("nearest"):
             # 'the nearest signal', 'which school is closest': one; 'nearest schools': the pack's default number
             one = target_span is not None and not plural(pack, target_span)
@@ -247,7 +247,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
         grp = _group(pack, f, g)
         if grp and grp not in f.group_by:
             f.group_by.append(grp)
-    for grp in _groups_by_label_word(cx, f, group_cues):
+    for grp in groups_by_label_word(cx, f, group_cues):
         if grp not in f.group_by:
             f.group_by.append(grp)
     sup_group = next((g for g in f.group_by if g.kind == "support"), None)
@@ -322,7 +322,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     if f.intent == "rank":
         said_n = number_before(ann.tokens, group_spans)  # '3 <city> neighbourhoods with the fewest ...'
         limit = topn[0].value["n"] if topn else said_n if said_n else \
-            (1 if which_cues and _asks_for_one(cx, which_cues, group_spans) else None)
+            (1 if which_cues and asks_for_one(cx, which_cues, group_spans) else None)
         f.rank = Rank("asc" if rank_asc and not rank_desc else "desc", limit)
     f.filters = [p for _, p in target_preds]
     f.output = ["map", "table"] if f.intent in ("list", "locate") else ["table", "chart"] if f.group_by else ["table"]
@@ -422,16 +422,6 @@ def pred_fields(pack: Pack, p: Predicate) -> list[tuple[str, str]]:
     return [(p.entity, p.field)]
 
 
-def _asks_for_one(cx: Ctx, which_cues: list[Span], group_spans: list[Span]) -> bool:
-    """'which town has', 'which one': one; 'which towns have': a ranking. The verb after 'which' decides; without
-    one, whether the grouped word is a plural (its lemma differs from it)."""
-    one, many = set(words(cx.pack, "singular_after_which")), set(words(cx.pack, "plural_after_which"))
-    after = next((t for t in cx.ann.tokens[which_cues[0].end:] if t in one | many), None)
-    if after is not None:
-        return after in one
-    return not any(is_plural_word(s.text.split()[-1]) for s in group_spans)
-
-
 def _predicate(s: Span) -> Predicate:
     c = readings(s, "concept")
     if c:
@@ -454,78 +444,3 @@ def _group(pack: Pack, f: Frame, s: Span) -> Group | None:
             return Group("area", e.name)
         return Group("support", e.name)
     return None
-
-
-def _excluded(ann: Annotation, s: Span):
-    """How the exclusion cue that covers this span (its first token) words it, or None."""
-    return next((cue for a, b, cue in ann.excluded if a <= s.start < b), None)
-
-
-def _time_left_out(f: Frame, s: Span, cue: str) -> None:
-    """'excluding weekends', 'not in winter': the complement of a day, month or hour set; a time without one
-    (a year, a date range) cannot be complemented here and is reported, not applied."""
-    tv = TimeSpec()
-    time_from_span(tv, s.value, s.text)
-    full = {"isodow": range(1, 8), "months": range(1, 13), "hours": range(0, 24)}
-    parts = {k: getattr(tv, k) for k in full if getattr(tv, k)}
-    other = tv.years or tv.date_from or tv.date_to or tv.days_of_month or tv.last_n_years or tv.latest_year
-    if not parts or other:
-        f.unknown.append(s.text)
-        return
-    for k, vals in parts.items():
-        keep = [x for x in full[k] if x not in vals]
-        have = getattr(f.time, k)
-        setattr(f.time, k, [x for x in keep if not have or x in have])
-    f.time.text.append(cue(s.text))
-
-
-def _exists(s: Span, near_spans: list[Span]) -> bool:
-    """'near at least one signal': a count of one or more said of the features a relation names is the relation."""
-    return s.value.get("op") in ("gte", "gt") and s.value.get("n", 9) <= 1 and any(
-        0 <= n.start - s.end <= 2 for n in near_spans)
-
-
-def _ends_at(toks: list[str], phrases: list[str], end: int, window: int) -> bool:
-    """Whether one of `phrases` ends at most `window` tokens before token `end`."""
-    for ph in phrases:
-        w = ph.split()
-        for stop in range(max(len(w), end - window), end + 1):
-            if toks[stop - len(w):stop] == w:
-                return True
-    return False
-
-
-def _quantifier(ann: Annotation, pack: Pack, support: Span | None, distances: list[Span]) -> str:
-    """'no <feature> within <d>', 'farther than <d> from any <feature>': none; otherwise some."""
-    rules = rule_files(pack.raw.get("language", "en")).get("quantifiers", {})
-    window = int(rules.get("window", 3))
-    if support is not None and is_event(pack, readings(support, "entity")):
-        return "some"  # 'schools with no crash within 100 m': a count of at most 0 per feature (no_records)
-    if support is not None and _ends_at(ann.tokens, rules.get("none", []), support.start, window):
-        return "none"
-    if distances and _ends_at(ann.tokens, rules.get("farther", []), distances[0].start, 0):
-        return "none"
-    return "some"
-
-
-def _groups_by_label_word(cx: Ctx, f: Frame, group_cues: list[Span]) -> list[Group]:
-    """'ramps by condition': after a grouping cue, a word no reading took that ends the label of exactly one of
-    the records' own fields ('ramp condition') groups by that field."""
-    ent = cx.pack.entities.get(f.target)
-    if ent is None:
-        return []
-    taken = {i for s in cx.ann.spans for i in range(s.start, s.end)}
-    out = []
-    for c in group_cues:
-        if c.end >= len(cx.ann.tokens) or c.end in taken:
-            continue
-        word = cx.ann.tokens[c.end]
-        # (the field's label or any of its words ending so: 'crashes by condition' could be light, weather or
-        # road surface, and stays unread)
-        fields = [n for n, fl in ent.fields.items() if fl.kind == "coded" and
-                  any(w.split()[-1] == word for w in [fl.label, *fl.words])]
-        if len(fields) == 1:
-            out.append(Group("field", f"{ent.name}.{fields[0]}"))
-        elif word not in words(cx.pack, "filler") and not word.isdigit():
-            f.unknown.append(word)  # a grouping asked for by a word that names no field: asked back, not dropped
-    return out

@@ -1,0 +1,97 @@
+"""Qualifiers of a reading: exclusions ('excluding ...'), quantifiers ('no X within d'), how many a 'which'
+asks for, and groupings named by a field's label word."""
+from __future__ import annotations
+
+from .annotate import Annotation
+from .frame import Frame, Group, TimeSpec
+from .pack import Pack
+from .phrase_rules import rule_files
+from .phrasing import is_event
+from .spans import Ctx, readings, time_from_span, words
+from .spelling import is_plural_word
+from .tokens import Span
+
+
+def asks_for_one(cx: Ctx, which_cues: list[Span], group_spans: list[Span]) -> bool:
+    """'which town has', 'which one': one; 'which towns have': a ranking. The verb after 'which' decides; without
+    one, whether the grouped word is a plural (its lemma differs from it)."""
+    one, many = set(words(cx.pack, "singular_after_which")), set(words(cx.pack, "plural_after_which"))
+    after = next((t for t in cx.ann.tokens[which_cues[0].end:] if t in one | many), None)
+    if after is not None:
+        return after in one
+    return not any(is_plural_word(s.text.split()[-1]) for s in group_spans)
+
+
+def excluded(ann: Annotation, s: Span):
+    """How the exclusion cue that covers this span (its first token) words it, or None."""
+    return next((cue for a, b, cue in ann.excluded if a <= s.start < b), None)
+
+
+def time_left_out(f: Frame, s: Span, cue: str) -> None:
+    """'excluding weekends', 'not in winter': the complement of a day, month or hour set; a time without one
+    (a year, a date range) cannot be complemented here and is reported, not applied."""
+    tv = TimeSpec()
+    time_from_span(tv, s.value, s.text)
+    full = {"isodow": range(1, 8), "months": range(1, 13), "hours": range(0, 24)}
+    parts = {k: getattr(tv, k) for k in full if getattr(tv, k)}
+    other = tv.years or tv.date_from or tv.date_to or tv.days_of_month or tv.last_n_years or tv.latest_year
+    if not parts or other:
+        f.unknown.append(s.text)
+        return
+    for k, vals in parts.items():
+        keep = [x for x in full[k] if x not in vals]
+        have = getattr(f.time, k)
+        setattr(f.time, k, [x for x in keep if not have or x in have])
+    f.time.text.append(cue(s.text))
+
+
+def exists(s: Span, near_spans: list[Span]) -> bool:
+    """'near at least one signal': a count of one or more said of the features a relation names is the relation."""
+    return s.value.get("op") in ("gte", "gt") and s.value.get("n", 9) <= 1 and any(
+        0 <= n.start - s.end <= 2 for n in near_spans)
+
+
+def _ends_at(toks: list[str], phrases: list[str], end: int, window: int) -> bool:
+    """Whether one of `phrases` ends at most `window` tokens before token `end`."""
+    for ph in phrases:
+        w = ph.split()
+        for stop in range(max(len(w), end - window), end + 1):
+            if toks[stop - len(w):stop] == w:
+                return True
+    return False
+
+
+def quantifier(ann: Annotation, pack: Pack, support: Span | None, distances: list[Span]) -> str:
+    """'no <feature> within <d>', 'farther than <d> from any <feature>': none; otherwise some."""
+    rules = rule_files(pack.raw.get("language", "en")).get("quantifiers", {})
+    window = int(rules.get("window", 3))
+    if support is not None and is_event(pack, readings(support, "entity")):
+        return "some"  # 'schools with no crash within 100 m': a count of at most 0 per feature (no_records)
+    if support is not None and _ends_at(ann.tokens, rules.get("none", []), support.start, window):
+        return "none"
+    if distances and _ends_at(ann.tokens, rules.get("farther", []), distances[0].start, 0):
+        return "none"
+    return "some"
+
+
+def groups_by_label_word(cx: Ctx, f: Frame, group_cues: list[Span]) -> list[Group]:
+    """'ramps by condition': after a grouping cue, a word no reading took that ends the label of exactly one of
+    the records' own fields ('ramp condition') groups by that field."""
+    ent = cx.pack.entities.get(f.target)
+    if ent is None:
+        return []
+    taken = {i for s in cx.ann.spans for i in range(s.start, s.end)}
+    out = []
+    for c in group_cues:
+        if c.end >= len(cx.ann.tokens) or c.end in taken:
+            continue
+        word = cx.ann.tokens[c.end]
+        # (the field's label or any of its words ending so: 'crashes by condition' could be light, weather or
+        # road surface, and stays unread)
+        fields = [n for n, fl in ent.fields.items() if fl.kind == "coded" and
+                  any(w.split()[-1] == word for w in [fl.label, *fl.words])]
+        if len(fields) == 1:
+            out.append(Group("field", f"{ent.name}.{fields[0]}"))
+        elif word not in words(cx.pack, "filler") and not word.isdigit():
+            f.unknown.append(word)  # a grouping asked for by a word that names no field: asked back, not dropped
+    return out
