@@ -1,22 +1,76 @@
 """Rules interpreter: choose a consistent reading of the annotated question and assemble a semantic frame."""
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from .annotate import Annotation
-from .frame import Frame, Group, Measure, Near, Place, Predicate, Rank, Side, TimeSpec
+from .frame import Frame, Group, Measure, Near, Place, Predicate, Side, TimeSpec
+from .intent import assemble_intent
 from .pack import Pack
-from .phrasing import (compared_field, either, is_event, is_place_pred, measurable, no_records, number_before,
+from .phrasing import (compared_field, either, is_event, is_place_pred, measurable, no_records,
                        numeric, plural)
 from .sides import comparison_sides
 from .spans import Ctx, has, kinds, readings, time_from_span, words
-from .qualifiers import asks_for_one, excluded, exists, groups_by_label_word, quantifier, time_left_out
+from .qualifiers import excluded, exists, groups_by_label_word, quantifier, time_left_out
 from .tokens import Span
+
+
+@dataclass
+class Work:
+    """What the stages of one reading share: the spans sorted by the role they play, and the frame being filled."""
+    ann: Annotation
+    pack: Pack
+    cx: Ctx
+    f: Frame
+    spans: list[Span]
+    entity_spans: list[Span]
+    topn: list[Span]
+    distances: list[Span]
+    counts: list[Span]
+    near_spans: list[Span] = field(default_factory=list)
+    group_spans: list[Span] = field(default_factory=list)
+    target_spans: list[Span] = field(default_factory=list)
+    inverse: tuple[Span, Span] | None = None
+    target_span: Span | None = None
+    time_spans: list[Span] = field(default_factory=list)
+    support_preds: list[Predicate] = field(default_factory=list)
+    target_preds: list[tuple[Span, Predicate]] = field(default_factory=list)
+    used_fields: list[Span] = field(default_factory=list)
+    scope_spans: list[Span] = field(default_factory=list)
+    support_scope: list[Span] = field(default_factory=list)
+    anchor_near: tuple[Span, str] | None = None
+    sides: list[Side] = field(default_factory=list)
+
+    @property
+    def superlative(self) -> bool:
+        return bool(self.cx.cue("rank_desc") or self.cx.cue("rank_asc") or self.topn)
+
+    def before_is_rank(self, s: Span) -> bool:
+        """The word right before `s` asks which one or ranks ('which <x>', 'top 5 <x>', 'most <x>')."""
+        cx = self.cx
+        return any(p in cx.cue("which") or p in self.topn or p in cx.cue("rank_desc") or p in cx.cue("rank_asc")
+                   for p in cx.before(s, 1))
 
 
 def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     """Assemble one frame; entity-specific fields are resolved later by the repair layer."""
-    cx = Ctx(ann, pack)
+    w = _work(ann, pack)
+    _roles(w)
+    _second_entities(w)
+    _predicates(w)
+    _compared_numbers(w)
+    _number_measures(w)
+    _places(w)
+    _sides(w)
+    _time_and_scope(w)
+    _near(w)
+    _groups(w)
+    assemble_intent(w)
+    return w.f
+
+
+def _work(ann: Annotation, pack: Pack) -> Work:
+    """The spans of the question with place values merged in, and the words no span reads left as unknown."""
     f = Frame(source="rules")
     f.unknown = list(ann.unknown)
     spans = ann.spans
@@ -32,301 +86,261 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     # ('<place>, the city, not the <field>': a field an exclusion covers is a reading ruled out, not asked for)
     entity_spans = [s for s in spans if (has(s, "entity") or has(s, "field")) and not _heads_anchor(ann, s, anchors_all, pack)
                     and not (s.kind == "field" and excluded(ann, s))]
-    group_cues = cx.cue("group")
-    which_cues = cx.cue("which")
-    rank_desc, rank_asc = cx.cue("rank_desc"), cx.cue("rank_asc")
-    topn = [s for s in spans if s.kind == "topn"]
-    distances = [s for s in spans if s.kind == "distance"]
-    superlative = bool(rank_desc or rank_asc or topn)
     # 'more than 100 crashes', 'at least 5 pedestrian crashes': a condition on how many records each group has
     counts = [c for c in spans if c.kind == "numcmp" and any(
         c in cx.before(e, 3) and is_event(pack, readings(e, "entity")) for e in entity_spans if readings(e, "entity"))]
+    return Work(ann, pack, cx, f, spans, entity_spans, topn=[s for s in spans if s.kind == "topn"],
+                distances=[s for s in spans if s.kind == "distance"], counts=counts)
 
-    # --- roles of entity words: near (support), group, or target
-    near_spans: list[Span] = []
-    group_spans: list[Span] = []
-    target_spans: list[Span] = []
-    for s in entity_spans:
+
+def _roles(w: Work) -> None:
+    """The role of each entity word: near (a support the records relate to), group, or target; then the target."""
+    cx, pack = w.cx, w.pack
+    for s in w.entity_spans:
         prev = cx.before(s, 3)
         prev_kinds = kinds(prev)
         after_distance = any(p.kind == "distance" for p in prev)
         ents = readings(s, "entity")
         lines = [e for e in ents if pack.entities[e].geometry == "line"]
         along_only = ("cue", "along") in prev_kinds and ("cue", "near") not in prev_kinds
-        if along_only and lines and not distances:
+        if along_only and lines and not w.distances:
             continue  # 'ice on the road': where the records happened, not a relation to the street features
         after_near = ("cue", "near") in prev_kinds or along_only and bool(lines)
-        after_group = any(p in group_cues for p in cx.before(s, 1))
-        after_which = any(p in which_cues or p in topn or p in rank_desc or p in rank_asc for p in cx.before(s, 1))
+        after_group = any(p in cx.cue("group") for p in cx.before(s, 1))
         if (after_distance or after_near) and ents:
-            near_spans.append(s)
-        elif (after_group and not is_event(pack, ents)) or (after_which and superlative and not is_event(pack, ents)):
-            group_spans.append(s)  # ('<areas> by <records> per <n> residents': the records are counted, not grouped by)
+            w.near_spans.append(s)
+        elif (after_group and not is_event(pack, ents)) or (w.before_is_rank(s) and w.superlative
+                                                             and not is_event(pack, ents)):
+            w.group_spans.append(s)  # ('<areas> by <records> per <n> residents': the records are counted, not grouped by)
         elif ents or readings(s, "field"):
-            target_spans.append(s)
-    inverse = None if superlative or group_cues or near_spans or counts else _inverse(cx, target_spans, distances)
-    if inverse:
+            w.target_spans.append(s)
+    w.inverse = None if w.superlative or cx.cue("group") or w.near_spans or w.counts else \
+        _inverse(cx, w.target_spans, w.distances)
+    if w.inverse:
         # "<features> that had a <record> within <d>": the features are listed, the records qualify them
-        target_spans.remove(inverse[1])
-        near_spans.append(inverse[1])
-    events = [s for s in target_spans if readings(s, "entity") and is_event(pack, readings(s, "entity"))]
+        w.target_spans.remove(w.inverse[1])
+        w.near_spans.append(w.inverse[1])
+    events = [s for s in w.target_spans if readings(s, "entity") and is_event(pack, readings(s, "entity"))]
     # '<records> in the <source> data': a source named after the general word is the records meant
     specific = [s for s in events if any(pack.entities[readings(s, "entity")[0]].shares_words_with ==
                                          readings(o, "entity")[0] for o in events if o is not s)]
-    target_span = inverse[0] if inverse else next(iter(specific + events), None) or next(
-        (s for s in target_spans if readings(s, "entity")), None)
-    for s in target_spans:
+    w.target_span = w.inverse[0] if w.inverse else next(iter(specific + events), None) or next(
+        (s for s in w.target_spans if readings(s, "entity")), None)
+
+
+def _second_entities(w: Work) -> None:
+    """Entity words besides the target: the same records named twice, a group, or a support the records are near."""
+    pack, f, target_span = w.pack, w.f, w.target_span
+    for s in w.target_spans:
         if target_span and readings(s, "entity") and readings(s, "entity")[0] in (
                 readings(target_span, "entity")[0], pack.entities[readings(target_span, "entity")[0]].shares_words_with):
             continue  # "<records> ... were <value> <records>", "<records> in the <source> data": the same records twice
         if s is not target_span and readings(s, "entity"):
             # a second entity word with no relation cue: a superlative makes it a group ("towns with most crashes"),
             # and so does a condition on the count ("towns with more than 100 crashes")
-            if superlative or group_cues or counts:
-                group_spans.append(s)
+            if w.superlative or w.cx.cue("group") or w.counts:
+                w.group_spans.append(s)
             elif s.start > (target_span.end if target_span else 0) and (
-                    distances or not pack.entities[readings(s, "entity")[0]].area):
-                near_spans.append(s)  # (an area named in passing, 'with date and town', is no proximity)
+                    w.distances or not pack.entities[readings(s, "entity")[0]].area):
+                w.near_spans.append(s)  # (an area named in passing, 'with date and town', is no proximity)
     f.target = readings(target_span, "entity")[0] if target_span else ""
     if target_span and not is_event(pack, [f.target]) and pack.entities[f.target].area and (
-            cx.cue("epdo") or cx.cue("rate") or any(
+            w.cx.cue("epdo") or w.cx.cue("rate") or any(
                 c not in pack.concepts or f.target not in pack.concepts[c].where
-                for c in (v for s in spans for k, v in (s.items or [(s.kind, s.value)]) if k == "concept"))):
+                for c in (v for s in w.spans for k, v in (s.items or [(s.kind, s.value)]) if k == "concept"))):
         # "epdo for the neighbourhoods": areas are what the events are counted by, not what is counted
-        group_spans.append(target_span)
+        w.group_spans.append(target_span)
         f.target = ""
 
-    # --- time
-    time_spans = [s for s in spans if s.kind == "time"]
-    # --- predicates from concepts and labels
-    pred_spans = [s for s in spans if has(s, "concept") or has(s, "label")]
-    support_preds: list[Predicate] = []
-    target_preds: list[tuple[Span, Predicate]] = []
-    for s in pred_spans:
+
+def _predicates(w: Work) -> None:
+    """Concepts and labels: conditions on the target, on the supports, or hours a concept stands for."""
+    pack = w.pack
+    w.time_spans = [s for s in w.spans if s.kind == "time"]
+    for s in (s for s in w.spans if has(s, "concept") or has(s, "label")):
         p = _predicate(s)
-        nxt = [n for n in near_spans + group_spans if n.start >= s.end and n.start - s.end <= 1]
+        nxt = [n for n in w.near_spans + w.group_spans if n.start >= s.end and n.start - s.end <= 1]
         if nxt and p.concept and any(e in pack.concepts[p.concept].where for e in readings(nxt[0], "entity")):
-            support_preds.append(p)
-        elif inverse and not _applies(pack, p, readings(target_span, "entity")[0]):
-            support_preds.append(p)
+            w.support_preds.append(p)
+        elif w.inverse and not _applies(pack, p, readings(w.target_span, "entity")[0]):
+            w.support_preds.append(p)
         elif p.concept and pack.concepts[p.concept].time:
             ts_conv = pack.convention(pack.concepts[p.concept].time["hours_from"], "hours") or []
-            time_spans.append(Span(s.start, s.end, "time", {"hours": ts_conv}, s.text))
+            w.time_spans.append(Span(s.start, s.end, "time", {"hours": ts_conv}, s.text))
         else:
-            target_preds.append((s, p))
-    time_spans.sort(key=lambda s: s.start)
-    if any("hours" in s.value and not s.value.get("vague") for s in time_spans):
+            w.target_preds.append((s, p))
+    w.time_spans.sort(key=lambda s: s.start)
+    if any("hours" in s.value and not s.value.get("vague") for s in w.time_spans):
         # 'evening (6pm or later)', 'mornings 7-9am': the hours said outright define the vague word
-        time_spans = [s for s in time_spans if not s.value.get("vague")]
-    used_fields: list[Span] = []
-    for s in (s for s in spans if s.kind == "numcmp" and not exists(s, near_spans)):
+        w.time_spans = [s for s in w.time_spans if not s.value.get("vague")]
+
+
+def _compared_numbers(w: Work) -> None:
+    """A number compared with something: a condition on the count, on a number field, or a word left over."""
+    pack, f, ann = w.pack, w.f, w.ann
+    for s in (s for s in w.spans if s.kind == "numcmp" and not exists(s, w.near_spans)):
         # '75 or older' after 'the oldest driver (was)': a condition on the field named just before
-        after = [f for f in spans if f.start == s.end and readings(f, "field") and measurable(pack, *readings(f, "field")[0])]
-        fields = after or [f for f in entity_spans if readings(f, "field") and f.end <= s.start and s.start - f.end <= 3
-                           and measurable(pack, *readings(f, "field")[0])]
-        counted = not after and s in counts
-        if counted:
-            counted_end = next((e.end for e in entity_spans if s in cx.before(e, 3)), s.end)
+        after = [x for x in w.spans if x.start == s.end and readings(x, "field") and measurable(pack, *readings(x, "field")[0])]
+        fields = after or [x for x in w.entity_spans if readings(x, "field") and x.end <= s.start and s.start - x.end <= 3
+                           and measurable(pack, *readings(x, "field")[0])]
+        if not after and s in w.counts:
+            counted_end = next((e.end for e in w.entity_spans if s in w.cx.before(e, 3)), s.end)
             f.having.append(Predicate(op=s.value["op"], values=[s.value["n"]],
                                       text=" ".join(ann.tokens[s.start:counted_end])))  # 'more than 100 crashes'
-
         elif fields:
-            used_fields.append(fields[-1])
+            w.used_fields.append(fields[-1])
             ent, fname = compared_field(pack, [r for r in readings(fields[-1], "field") if measurable(pack, *r)],
                                          s.value["op"])
             said = f"{s.text} {fields[-1].text}" if after else f"{fields[-1].text} {s.text}"
-            target_preds.append((s, Predicate(field=fname, op=s.value["op"], values=[s.value["n"]], entity=ent,
-                                              text=said)))
+            w.target_preds.append((s, Predicate(field=fname, op=s.value["op"], values=[s.value["n"]], entity=ent,
+                                                text=said)))
         else:
             ann.unknown.append(s.text)  # a number compared with nothing MapAsk knows: said, not ignored
-    target_preds.sort(key=lambda sp: sp[0].start)
-    target_preds = either(cx, target_preds)
-    for sp, p in target_preds:
+    w.target_preds.sort(key=lambda sp: sp[0].start)
+    w.target_preds = either(w.cx, w.target_preds)
+    for sp, p in w.target_preds:
         cue = excluded(ann, sp)
         if cue:
             p.negate, p.text = True, cue(p.text)  # 'excluding rear-ends', 'wet roads don't count'
-    # 'average age of ...', 'total population of ...': the sum or mean of a number field, not a count
+
+
+def _number_measures(w: Work) -> None:
+    """'average age of ...', 'total population of ...': the sum or mean of a number field; a field named alone
+    asks for its distribution."""
+    pack, f, cx = w.pack, w.f, w.cx
     for kind in ("sum", "avg"):
         for c in cx.cue(kind):
-            fld = next((s for s in spans if 0 <= s.start - c.end <= 2 and any(
+            fld = next((s for s in w.spans if 0 <= s.start - c.end <= 2 and any(
                 numeric(pack, *r) for r in readings(s, "field"))), None)
             if fld is None:
                 continue
             ent, fname = next(r for r in readings(fld, "field") if numeric(pack, *r))
             f.measure = Measure(kind, field=fname)
-            used_fields.append(fld)
-            if target_span is None or fname not in pack.entities[f.target].fields:
+            w.used_fields.append(fld)
+            if w.target_span is None or fname not in pack.entities[f.target].fields:
                 f.target = ent  # 'total population of towns in X': the records holding the number
-    filtered = {(e, fl) for sp in pred_spans for e, fl in pred_fields(pack, _predicate(sp))}
-    for s in target_spans:
+    filtered = {(e, fl) for sp in w.spans if has(sp, "concept") or has(sp, "label")
+                for e, fl in pred_fields(pack, _predicate(sp))}
+    for s in w.target_spans:
         # a field named without a value ('<field> breakdown', '<field> for <records> in <place>') asks for its
         # distribution, unless a value of that field is asked for too ('<field> was <value>')
         flds = readings(s, "field")
-        if flds and not readings(s, "entity") and s not in used_fields and s not in group_spans \
-                and not any(f in filtered for f in flds) and not cx.cue("share") \
+        if flds and not readings(s, "entity") and s not in w.used_fields and s not in w.group_spans \
+                and not any(x in filtered for x in flds) and not cx.cue("share") \
                 and (not cx.cue("list") or cx.cue("breakdown")):  # 'give me the <field> breakdown'
+            w.group_spans.append(s)
 
-            group_spans.append(s)
 
-    # --- places
-    anchors = [s for s in spans if s.kind == "anchor"]
-    scope_spans, anchor_near, support_scope = [], None, []
-    for a in anchors:
+def _places(w: Work) -> None:
+    """Each named place: the scope of the records, a place qualifying the supports, or the one feature they are near."""
+    pack, cx = w.pack, w.cx
+    mods = {i for m in w.spans if m.kind in ("concept", "label") for i in range(m.start, m.end)}
+    for a in (s for s in w.spans if s.kind == "anchor"):
         ent = pack.entities[a.value["entity"]]
-        mods = {i for m in spans if m.kind in ("concept", "label") for i in range(m.start, m.end)}
-        qualifies = [n for n in near_spans + group_spans if readings(n, "entity") and 0 <= n.start - a.end <= 2
+        qualifies = [n for n in w.near_spans + w.group_spans if readings(n, "entity") and 0 <= n.start - a.end <= 2
                      and all(i in mods for i in range(a.end, n.start))]
         if ent.area and qualifies:
-            support_scope.append(a)  # "<town> public schools": the place qualifies the schools
+            w.support_scope.append(a)  # "<town> public schools": the place qualifies the schools
             continue
         prev_kinds = kinds(cx.before(a, 3))
         near_cue = ("cue", "near") in prev_kinds or any(p.kind == "distance" for p in cx.before(a, 3))
         along_cue = ("cue", "along") in prev_kinds
         if ent.area and not (near_cue and not ("cue", "in") in prev_kinds):
-            scope_spans.append(a)
-        elif anchor_near is None and (near_cue or along_cue or not ent.area):
-            anchor_near = (a, "along" if (along_cue or ent.geometry == "line") and not near_cue else "within")
+            w.scope_spans.append(a)
+        elif w.anchor_near is None and (near_cue or along_cue or not ent.area):
+            w.anchor_near = (a, "along" if (along_cue or ent.geometry == "line") and not near_cue else "within")
         else:
-            scope_spans.append(a)
+            w.scope_spans.append(a)
 
-    # --- comparison sides
+
+def _sides(w: Work) -> None:
+    """The sides of a comparison, when the question compares."""
+    cx, pack = w.cx, w.pack
     ors = [c for c in cx.cue("compare") if c.text == "or"]
     strong = [c for c in cx.cue("compare") if c.text != "or"]
-    more_or = ors and (which_cues or words(pack, "compare_or") & set(ann.tokens))
+    more_or = ors and (cx.cue("which") or words(pack, "compare_or") & set(w.ann.tokens))
     # 'how have ... changed year to year': a trend, not a comparison of two sides
-    compare = bool(strong or (cx.cue("change") and not cx.cue("trend")) or more_or)
-    sides: list[Side] = []
-    if compare:
-        sides = comparison_sides(cx, f, scope_spans, time_spans, target_preds, lambda p: is_place_pred(pack, p))
-        if strong and not sides:
-            f.unknown.append(strong[0].text)  # 'compare with X' and nothing to compare it with: asked, not dropped
+    if strong or (cx.cue("change") and not cx.cue("trend")) or more_or:
+        w.sides = comparison_sides(cx, w.f, w.scope_spans, w.time_spans, w.target_preds,
+                                   lambda p: is_place_pred(pack, p))
+        if strong and not w.sides:
+            w.f.unknown.append(strong[0].text)  # 'compare with X' and nothing to compare it with: asked, not dropped
 
-    # --- assemble
-    if inverse and time_spans and not pack.entities[readings(target_span, "entity")[0]].time:
+
+def _time_and_scope(w: Work) -> None:
+    """The time said and the places in scope, onto the frame."""
+    f, pack = w.f, w.pack
+    if w.inverse and w.time_spans and not pack.entities[readings(w.target_span, "entity")[0]].time:
         # the listed features have no time: "since 2015" dates the records that qualify them
         tv = TimeSpec()
-        for s in time_spans:
+        for s in w.time_spans:
             time_from_span(tv, s.value, s.text)
-        support_preds.append(Predicate(op="time", values=[{k: v for k, v in tv.__dict__.items() if v and k != "text"}],
-                                       text=" ".join(tv.text)))
-        time_spans = []
-    for s in time_spans:
-        cue = excluded(ann, s)
+        w.support_preds.append(Predicate(op="time", values=[{k: v for k, v in tv.__dict__.items() if v and k != "text"}],
+                                         text=" ".join(tv.text)))
+        w.time_spans = []
+    for s in w.time_spans:
+        cue = excluded(w.ann, s)
         if cue:
             time_left_out(f, s, cue)
         else:
             time_from_span(f.time, s.value, s.text)
-    for a in [a for a in scope_spans if excluded(ann, a)]:
-        scope_spans.remove(a)  # a place cannot be left out yet: asked back, never applied the other way round
+    for a in [a for a in w.scope_spans if excluded(w.ann, a)]:
+        w.scope_spans.remove(a)  # a place cannot be left out yet: asked back, never applied the other way round
         f.unknown.append(a.text)
-    f.scope = [Place(text=a.text, entity=a.value["entity"], name=a.value["name"], score=a.value["score"],
-                     candidates=a.value["others"]) for a in scope_spans]
-    if near_spans or anchor_near:
-        n = Near(mode="within")
-        if anchor_near:
-            a, mode = anchor_near
-            n.anchor = Place(text=a.text, entity=a.value["entity"], name=a.value["name"], score=a.value["score"],
-                             candidates=a.value["others"])
-            n.entity, n.mode = a.value["entity"], mode
-        elif near_spans:
-            n.entity = readings(near_spans[0], "entity")[0]
-        if distances:
-            n.distance_m = round(distances[0].value["metres"], 3)
-            n.distance_text = distances[0].value["text"]
-        n.filters = support_preds
-        n.scope = [Place(text=a.text, entity=a.value["entity"], name=a.value["name"], score=a.value["score"],
-                         candidates=a.value["others"]) for a in support_scope]
-        n.quantifier = quantifier(ann, pack, near_spans[0] if near_spans else None, distances)
-        if cx.cue("nearest"):
-            # 'the nearest signal', 'which school is closest': one; 'nearest schools': the pack's default number
-            one = target_span is not None and not plural(pack, target_span)
-            n.mode, n.k = "nearest", (topn[0].value["n"] if topn else 1 if one else None)
-        f.near = n
-    # groups
-    for g in group_spans:
-        grp = _group(pack, f, g)
+    f.scope = [_place(a) for a in w.scope_spans]
+
+
+def _place(a: Span) -> Place:
+    return Place(text=a.text, entity=a.value["entity"], name=a.value["name"], score=a.value["score"],
+                 candidates=a.value["others"])
+
+
+def _near(w: Work) -> None:
+    """The relation to supports or to one named feature: distance, filters, quantifier, nearest."""
+    if not (w.near_spans or w.anchor_near):
+        return
+    n = Near(mode="within")
+    if w.anchor_near:
+        a, mode = w.anchor_near
+        n.anchor = _place(a)
+        n.entity, n.mode = a.value["entity"], mode
+    elif w.near_spans:
+        n.entity = readings(w.near_spans[0], "entity")[0]
+    if w.distances:
+        n.distance_m = round(w.distances[0].value["metres"], 3)
+        n.distance_text = w.distances[0].value["text"]
+    n.filters = w.support_preds
+    n.scope = [_place(a) for a in w.support_scope]
+    n.quantifier = quantifier(w.ann, w.pack, w.near_spans[0] if w.near_spans else None, w.distances)
+    if w.cx.cue("nearest"):
+        # 'the nearest signal', 'which school is closest': one; 'nearest schools': the pack's default number
+        one = w.target_span is not None and not plural(w.pack, w.target_span)
+        n.mode, n.k = "nearest", (w.topn[0].value["n"] if w.topn else 1 if one else None)
+    w.f.near = n
+
+
+def _groups(w: Work) -> None:
+    """What the answer is grouped by: fields, areas, supports, label words and parts of time."""
+    f, cx = w.f, w.cx
+    for g in w.group_spans:
+        grp = _group(w.pack, f, g)
         if grp and grp not in f.group_by:
             f.group_by.append(grp)
-    for grp in groups_by_label_word(cx, f, group_cues):
+    for grp in groups_by_label_word(cx, f, cx.cue("group")):
         if grp not in f.group_by:
             f.group_by.append(grp)
     sup_group = next((g for g in f.group_by if g.kind == "support"), None)
-    if f.near is None and sup_group and distances:
+    if f.near is None and sup_group and w.distances:
         # "crashes by school within 300 m": the distance belongs to the features grouped by
-        f.near = Near(entity=sup_group.key, distance_m=round(distances[0].value["metres"], 3),
-                      distance_text=distances[0].value["text"], filters=support_preds)
-    for s in spans:
+        f.near = Near(entity=sup_group.key, distance_m=round(w.distances[0].value["metres"], 3),
+                      distance_text=w.distances[0].value["text"], filters=w.support_preds)
+    for s in w.spans:
         if s.kind == "timepart" or has(s, "timepart"):
-            if any(p in group_cues or p in which_cues or p in topn or p in rank_desc or p in rank_asc
-                   for p in cx.before(s, 1)) or (cx.cue("trend") and not f.group_by) \
-                    or len(s.text.split()) > 1 or s.text.endswith("ly"):
+            if any(p in cx.cue("group") for p in cx.before(s, 1)) or w.before_is_rank(s) \
+                    or (cx.cue("trend") and not f.group_by) or len(s.text.split()) > 1 or s.text.endswith("ly"):
                 g = Group("time", readings(s, "timepart")[0])
                 if g not in f.group_by:
                     f.group_by.append(g)
-    # measure and intent
-    if cx.cue("epdo"):
-        f.measure = Measure("epdo")
-    if cx.cue("rate") or any(s.kind == "per" for s in spans):
-        per = next((s.value["per"] for s in spans if s.kind == "per"), None)
-        f.measure = Measure("rate", per=per or pack.convention("population", "per", default=1000),
-                            total=bool(cx.cue("statewide")), field="epdo" if cx.cue("epdo") else None)
-    if sides:
-        f.intent, f.compare = "compare", sides
-        if cx.cue("share"):
-            f.share_of = [p for _, p in target_preds]
-            target_preds = []
-    elif cx.cue("share"):
-        f.intent = "share"
-        start = target_span.end if target_span else 0
-        split = next((c.start for c in cx.cue("share_split") if c.start >= start), None)
-        cut = split if split is not None else start
-        after = [p for s, p in target_preds if s.start >= cut and not is_place_pred(pack, p)]
-        f.share_of = after or ([p for _, p in target_preds[-1:]] if not group_spans and split is None else [])
-        target_preds = [(s, p) for s, p in target_preds if p not in f.share_of]
-        late_time = [s for s in time_spans if s.start >= cut and split is not None] if not f.share_of else []
-        if not f.share_of and late_time:
-            tv = TimeSpec()
-            for s in late_time:
-                time_from_span(tv, s.value, s.text)
-                f.time.text.remove(s.text)
-            for k in ("years", "months", "isodow", "hours", "days_of_month"):
-                setattr(f.time, k, [x for x in getattr(f.time, k) if x not in getattr(tv, k)])
-            f.share_of = [Predicate(op="time", values=[{k: v for k, v in tv.__dict__.items() if v and k != "text"}],
-                                    text=" ".join(tv.text))]
-        elif not f.share_of and not f.group_by and f.time.isodow:
-            f.share_of = [Predicate(op="time", values=[{"isodow": f.time.isodow}], text="time")]
-            f.time.isodow = []
-        if not f.share_of and f.near and not f.group_by:
-            f.share_of = [Predicate(op="near", text="near")]
-        late_places = [a for a in scope_spans if split is not None and a.start >= split]
-        if not f.share_of and late_places:
-            # "what share of <county> crashes were in <town>": the place is the numerator
-            f.share_of = [Predicate(op="place", values=[{"entity": a.value["entity"], "name": a.value["name"]}],
-                                    text=a.text) for a in late_places]
-            f.scope = [pl for pl in f.scope if pl.text not in {a.text for a in late_places}]
-    elif (cx.cue("trend") or any(g.kind == "time" and g.key in ("year", "quarter", "month") for g in f.group_by)) \
-            and not superlative:
-        f.intent = "trend"
-        if not any(g.kind == "time" for g in f.group_by):
-            f.group_by.append(Group("time", "year"))
-    elif superlative and (f.group_by or f.near):
-        f.intent = "rank"
-    elif (cx.cue("list") or (target_span and any(w in which_cues for w in cx.before(target_span, 1)))) \
-            and not cx.cue("count") and not f.group_by and f.measure.kind == "count":
-        # "show ...", and "which schools had ...": the features themselves
-        f.intent = "list"
-    else:
-        f.intent = "count"  # a bare "icy crashes in worcester" asks how many; show/list/map ask for the features
-    if f.near and f.near.mode == "nearest" and not f.group_by and not f.compare:
-        f.intent = "list"  # the k nearest features, ordered by distance
-    if f.intent == "rank":
-        said_n = number_before(ann.tokens, group_spans)  # '3 <city> neighbourhoods with the fewest ...'
-        limit = topn[0].value["n"] if topn else said_n if said_n else \
-            (1 if which_cues and asks_for_one(cx, which_cues, group_spans) else None)
-        f.rank = Rank("asc" if rank_asc and not rank_desc else "desc", limit)
-    f.filters = [p for _, p in target_preds]
-    f.output = ["map", "table"] if f.intent in ("list", "locate") else ["table", "chart"] if f.group_by else ["table"]
-    return f
 
 
 def _place_values(ann: Annotation, pack: Pack) -> list[tuple[Span, Span, Span]]:

@@ -1,0 +1,92 @@
+"""What a reading asks for: the measure, the intent (count, list, share, trend, rank, compare) and the output."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .frame import Group, Measure, Predicate, Rank, TimeSpec
+from .phrasing import is_place_pred, number_before
+from .qualifiers import asks_for_one
+from .spans import time_from_span
+
+if TYPE_CHECKING:
+    from .interpret_rules import Work
+
+
+def assemble_intent(w: Work) -> None:
+    """Measure, intent, ranking and output of the frame, from the cues and the roles already read."""
+    f, cx = w.f, w.cx
+    _measure(w)
+    if w.sides:
+        f.intent, f.compare = "compare", w.sides
+        if cx.cue("share"):
+            f.share_of = [p for _, p in w.target_preds]
+            w.target_preds = []
+    elif cx.cue("share"):
+        f.intent = "share"
+        _share(w)
+    elif (cx.cue("trend") or any(g.kind == "time" and g.key in ("year", "quarter", "month") for g in f.group_by)) \
+            and not w.superlative:
+        f.intent = "trend"
+        if not any(g.kind == "time" for g in f.group_by):
+            f.group_by.append(Group("time", "year"))
+    elif w.superlative and (f.group_by or f.near):
+        f.intent = "rank"
+    elif (cx.cue("list") or (w.target_span and any(x in cx.cue("which") for x in cx.before(w.target_span, 1)))) \
+            and not cx.cue("count") and not f.group_by and f.measure.kind == "count":
+        # "show ...", and "which <features> had ...": the features themselves
+        f.intent = "list"
+    else:
+        f.intent = "count"  # a bare "<condition> <records> in <place>" asks how many; show/list/map ask for the features
+    if f.near and f.near.mode == "nearest" and not f.group_by and not f.compare:
+        f.intent = "list"  # the k nearest features, ordered by distance
+    if f.intent == "rank":
+        topn, which = w.topn, cx.cue("which")
+        said_n = number_before(w.ann.tokens, w.group_spans)  # '3 <city> neighbourhoods with the fewest ...'
+        limit = topn[0].value["n"] if topn else said_n if said_n else \
+            (1 if which and asks_for_one(cx, which, w.group_spans) else None)
+        f.rank = Rank("asc" if cx.cue("rank_asc") and not cx.cue("rank_desc") else "desc", limit)
+    f.filters = [p for _, p in w.target_preds]
+    f.output = ["map", "table"] if f.intent in ("list", "locate") else ["table", "chart"] if f.group_by else ["table"]
+
+
+def _measure(w: Work) -> None:
+    """EPDO and rates per population ('per 10,000 residents')."""
+    f, cx = w.f, w.cx
+    if cx.cue("epdo"):
+        f.measure = Measure("epdo")
+    if cx.cue("rate") or any(s.kind == "per" for s in w.spans):
+        per = next((s.value["per"] for s in w.spans if s.kind == "per"), None)
+        f.measure = Measure("rate", per=per or w.pack.convention("population", "per", default=1000),
+                            total=bool(cx.cue("statewide")), field="epdo" if cx.cue("epdo") else None)
+
+
+def _share(w: Work) -> None:
+    """The part of a share: conditions after the split word, else a late time, the relation, or a late place."""
+    f, pack = w.f, w.pack
+    start = w.target_span.end if w.target_span else 0
+    split = next((c.start for c in w.cx.cue("share_split") if c.start >= start), None)
+    cut = split if split is not None else start
+    after = [p for s, p in w.target_preds if s.start >= cut and not is_place_pred(pack, p)]
+    f.share_of = after or ([p for _, p in w.target_preds[-1:]] if not w.group_spans and split is None else [])
+    w.target_preds = [(s, p) for s, p in w.target_preds if p not in f.share_of]
+    late_time = [s for s in w.time_spans if s.start >= cut and split is not None] if not f.share_of else []
+    if not f.share_of and late_time:
+        tv = TimeSpec()
+        for s in late_time:
+            time_from_span(tv, s.value, s.text)
+            f.time.text.remove(s.text)
+        for k in ("years", "months", "isodow", "hours", "days_of_month"):
+            setattr(f.time, k, [x for x in getattr(f.time, k) if x not in getattr(tv, k)])
+        f.share_of = [Predicate(op="time", values=[{k: v for k, v in tv.__dict__.items() if v and k != "text"}],
+                                text=" ".join(tv.text))]
+    elif not f.share_of and not f.group_by and f.time.isodow:
+        f.share_of = [Predicate(op="time", values=[{"isodow": f.time.isodow}], text="time")]
+        f.time.isodow = []
+    if not f.share_of and f.near and not f.group_by:
+        f.share_of = [Predicate(op="near", text="near")]
+    late_places = [a for a in w.scope_spans if split is not None and a.start >= split]
+    if not f.share_of and late_places:
+        # "what share of <county> crashes were in <town>": the place is the numerator
+        f.share_of = [Predicate(op="place", values=[{"entity": a.value["entity"], "name": a.value["name"]}],
+                                text=a.text) for a in late_places]
+        f.scope = [pl for pl in f.scope if pl.text not in {a.text for a in late_places}]
