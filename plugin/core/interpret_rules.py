@@ -140,6 +140,8 @@ def _second_entities(w: Work) -> None:
             # and so does a condition on the count ("towns with more than 100 crashes")
             if w.superlative or w.cx.cue("group") or w.counts:
                 w.group_spans.append(s)
+            elif not w.distances and all(pack.entities[e].geometry == "line" for e in readings(s, "entity")):
+                continue  # '<records> where the <street> was dark': where they happened, no relation was said
             elif s.start > (target_span.end if target_span else 0) and (
                     w.distances or not pack.entities[readings(s, "entity")[0]].area):
                 w.near_spans.append(s)  # (an area named in passing, 'with date and town', is no proximity)
@@ -258,7 +260,8 @@ def _sides(w: Work) -> None:
     cx, pack = w.cx, w.pack
     ors = [c for c in cx.cue("compare") if c.text == "or"]
     strong = [c for c in cx.cue("compare") if c.text != "or"]
-    more_or = ors and (cx.cue("which") or words(pack, "compare_or") & set(w.ann.tokens))
+    # ("which ... A or B" compares; "what share ... A or B" asks for the share of either)
+    more_or = ors and (cx.cue("which") and not cx.cue("share") or words(pack, "compare_or") & set(w.ann.tokens))
     # 'how have ... changed year to year': a trend, not a comparison of two sides
     if strong or (cx.cue("change") and not cx.cue("trend")) or more_or:
         w.sides = comparison_sides(cx, w.f, w.scope_spans, w.time_spans, w.target_preds,
