@@ -25,15 +25,15 @@ DSN = os.environ.get("MAPASK_DSN", "host=127.0.0.1 port=55432 dbname=mapask user
 
 # tune: the interpreters may learn from it; held: nobody tunes on it; fresh: written later by someone who had
 # not seen the interpreter, measured as it came
-SPLITS = ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh5u")
+SPLITS = ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh5u", "fresh6", "fresh6u")
 # splits whose failures nobody reads: only their scores are printed and stored
-UNREAD = {"fresh5u"}
+UNREAD = {"fresh5u", "fresh6u"}
 
 
 def load_questions() -> list[dict]:
     out = []
     for name in ("questions.yaml", "fresh_questions.yaml", "fresh2_questions.yaml", "fresh3_questions.yaml",
-                 "fresh4_questions.yaml", "fresh5_questions.yaml"):
+                 "fresh4_questions.yaml", "fresh5_questions.yaml", "fresh6_questions.yaml"):
         path = ROOT / "bench" / name
         if path.exists():
             doc = yaml.safe_load(path.read_text())
@@ -133,6 +133,13 @@ def reliability(scored: list[tuple[float, bool]], bins: int = 5) -> list[list]:
     return out
 
 
+def style_counts(qs: list[dict], ok: dict[str, bool]) -> str:
+    """'   short 30/44  realistic 80/132' for splits whose questions say how they were written."""
+    parts = [f"{st} {sum(ok[q['id']] for q in qs if q.get('style') == st)}/{sum(q.get('style') == st for q in qs)}"
+             for st in sorted({q["style"] for q in qs if q.get("style")})]
+    return "   " + "  ".join(parts) if parts else ""
+
+
 def accuracy_lines(questions: list[dict], ok: dict[str, bool], label: str, report: dict,
                    results: dict[str, dict]) -> list[str]:
     lines = []
@@ -147,7 +154,7 @@ def accuracy_lines(questions: list[dict], ok: dict[str, bool], label: str, repor
         lines.append(f"{split:7s} n={len(qs):3d} accuracy {acc:6.1%}  precision of answered {m['precision']:6.1%}  "
                      f"asked back {m['ask_back']:5.1%}  answered with a word left over {m['left_over']}  "
                      f"ROC-AUC {m['auc']:.2f}   " +
-                     "  ".join(f"{c} {sum(v)}/{len(v)}" for c, v in by.items()))
+                     "  ".join(f"{c} {sum(v)}/{len(v)}" for c, v in by.items()) + style_counts(qs, ok))
         lines.append("          reliability (confidence -> share right): " + "  ".join(
             f"{lo:.1f}-{hi:.1f}: {'-' if sh is None else f'{sh:.0%}'} of {n}" for lo, hi, n, sh in m["reliability"]))
     return lines
