@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .anchors import AnchorIndex
 from .clauses import Clause, classify, pieces
@@ -143,7 +143,7 @@ class Annotator:
         return ann
 
     def _context(self, ann: Annotation, clauses: list[Clause]) -> Annotation:
-        ann.clauses = [Clause(c.raw, c.start, c.end, c.kind, c.asks) for c in clauses]
+        ann.clauses = [replace(c) for c in clauses]
         self._set_aside_context(ann)
         return ann
 

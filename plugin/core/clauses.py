@@ -19,6 +19,7 @@ class Clause:
     end: int = 0
     kind: str = "question"  # question | statement | purpose
     asks: bool = False      # holds a question word or ends with '?'
+    states: bool = False    # opens with the speaker as subject ('we ...', 'our ...') and holds no question word
 
 
 def pieces(question: str, rules: dict) -> list[Clause]:
@@ -40,10 +41,12 @@ def pieces(question: str, rules: dict) -> list[Clause]:
     qwords = set(rules.get("question_words", []))
     first = set(rules.get("question_openers", []))
     greet = set(rules.get("greetings", []))
+    subjects = set(rules.get("statement_openers", []))
     for c in out:
         toks = normalize(c.raw).split()
         lead = next((t for t in toks if t not in greet), "")
         c.asks = c.raw.rstrip().endswith("?") or lead in first or any(t in qwords for t in toks)
+        c.states = not c.asks and lead in subjects
     return out
 
 
@@ -54,7 +57,8 @@ def classify(clauses: list[Clause], cue_starts: dict[int, str], question_cues: s
         clauses[0].kind = "question"
         return
     for c in clauses:
-        cued = any(c.start <= i < c.end and name in question_cues for i, name in cue_starts.items())
+        # ('we noticed some dots off the map.': a cue word in a sentence that tells, not asks)
+        cued = not c.states and any(c.start <= i < c.end and name in question_cues for i, name in cue_starts.items())
         c.asks = c.asks or cued
     if not any(c.asks for c in clauses if c.kind != "purpose"):
         for c in clauses:

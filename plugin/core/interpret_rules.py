@@ -114,6 +114,12 @@ def _roles(w: Work) -> None:
             w.group_spans.append(s)  # ('<areas> by <records> per <n> residents': the records are counted, not grouped by)
         elif ents or readings(s, "field"):
             w.target_spans.append(s)
+    grouped = [s for s in w.group_spans if readings(s, "entity")]
+    if len(grouped) > 1 and not any(readings(s, "entity") for s in w.target_spans):
+        # '<places> with the most <features>': with nothing else to count, the features after the rank word are
+        # what is counted, the places what they are grouped by
+        w.group_spans.remove(grouped[-1])
+        w.target_spans.append(grouped[-1])
     w.inverse = None if w.superlative or cx.cue("group") or w.near_spans or w.counts else \
         _inverse(cx, w.target_spans, w.distances)
     if w.inverse:
@@ -451,6 +457,8 @@ def _group(pack: Pack, f: Frame, s: Span) -> Group | None:
     if has(s, "timepart"):
         return Group("time", readings(s, "timepart")[0])
     fields = readings(s, "field")
+    # ('<places> with the most <features>': the place field of the records counted, when they have one)
+    fields = [x for x in fields if x[0] == f.target and pack.entities[x[0]].fields[x[1]].place] or fields
     ents = readings(s, "entity")
     if fields:
         return Group("field", f"{fields[0][0]}.{fields[0][1]}" if len(fields) == 1 else
