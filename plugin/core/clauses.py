@@ -37,6 +37,10 @@ def pieces(question: str, rules: dict) -> list[Clause]:
         if m and (purpose or colon) and sent[m.end():].strip():
             out.append(Clause(sent[:m.start()], kind="purpose" if purpose else "question"))
             sent = sent[m.end():]
+        tail = _closer(sent, rules.get("purpose_closers", []))
+        if tail is not None and sent[:tail].strip():
+            out += [Clause(sent[:tail]), Clause(sent[tail:], kind="purpose")]
+            continue
         out.append(Clause(sent))
     qwords = set(rules.get("question_words", []))
     first = set(rules.get("question_openers", []))
@@ -48,6 +52,15 @@ def pieces(question: str, rules: dict) -> list[Clause]:
         c.asks = c.raw.rstrip().endswith("?") or lead in first or any(t in qwords for t in toks)
         c.states = not c.asks and lead in subjects
     return out
+
+
+def _closer(sent: str, closers: list[str]) -> int | None:
+    """Where a trailing purpose ('... so I can map them') starts in the sentence, if one does."""
+    for c in closers:
+        m = re.search(r"(?i)[\s,;]+" + r"\s+".join(map(re.escape, c.split())) + r"\b", sent)
+        if m:
+            return m.start()
+    return None
 
 
 def classify(clauses: list[Clause], cue_starts: dict[int, str], question_cues: set[str]) -> None:
