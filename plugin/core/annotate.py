@@ -114,6 +114,9 @@ class Annotator:
                   if any(k in ("entity", "field", "label", "concept") for k, _ in items)}
         self.speller = Speller(vocab={w for w in domain - self.stop if w.isalpha()},
                                protected=(names - self.known_words) | _named_elsewhere(pack), meaning=meaning)
+        # a long grammar word misspelt by one letter ('conditon') is that grammar word: read as such, not left over
+        self.grammar = Speller(vocab={w for w in self.stop if len(w) >= 6 and w.isalpha()},
+                               protected=self.speller.protected, most=1)
 
     def annotate(self, question: str) -> Annotation:
         """Cut the message into clauses, rewrite quantities said in words, find every span, correct the spelling
@@ -134,7 +137,7 @@ class Annotator:
             fixed = self._context(self._read([fixes[i]["to"] if i in fixes else t for i, t in enumerate(toks)]), clauses)
             used = {i for s in fixed.spans for i in range(s.start, s.end)}
             # a correction stands only when the word it gives is read as part of the question
-            fixes = {i: c for i, c in fixes.items() if i in used}
+            fixes = {i: c for i, c in fixes.items() if i in used or c["to"] in self.stop}
             if fixes:
                 ann = self._context(self._read([fixes[i]["to"] if i in fixes else t for i, t in enumerate(toks)]),
                                     clauses)
@@ -155,7 +158,7 @@ class Annotator:
             if i in used or t not in ann.unknown or t in self.stop or not t.isalpha():
                 continue
             lemma = self.speller.lemma(t)
-            fix = lemma or self.speller.correct(t)
+            fix = lemma or self.speller.correct(t) or self.grammar.correct(t)
             if fix and fix != t:
                 out[i] = {"from": t, "to": fix, "why": "another form of a known word" if lemma else "spelling"}
         return out

@@ -50,6 +50,7 @@ class Speller:
     vocab: set[str]
     protected: set[str] = field(default_factory=set)  # words that are names elsewhere (places, streets)
     meaning: dict[str, frozenset] = field(default_factory=dict)  # word -> its readings, when it is a phrase alone
+    most: int = 2  # edits allowed at most, whatever the length
 
     def lemma(self, word: str) -> str | None:
         """A form of the word the vocabulary holds: its lemma ('injuries' -> 'injury') or its plural."""
@@ -61,12 +62,12 @@ class Speller:
 
     def correct(self, word: str) -> str | None:
         """The single vocabulary word within the allowed edits, or None (none, or a tie)."""
-        k = allowed_edits(word)
+        k = min(allowed_edits(word), self.most)
         if k == 0 or word in self.protected or not word.isalpha():
             return None
         best: list[tuple[int, str]] = []
         for v in self.vocab:
-            if abs(len(v) - len(word)) > k or len(v) < 4:
+            if abs(len(v) - len(word)) > k or len(v) < 4 or v == word:  # (a known word misspelt in the data itself)
                 continue
             d = edit_distance(word, v)
             if d <= k:
