@@ -64,6 +64,11 @@ def _share(w: Work) -> None:
     """The part of a share: conditions after the split word, else a late time, the relation, or a late place."""
     f, pack = w.f, w.pack
     start = w.target_span.end if w.target_span else 0
+    asked = w.cx.cue("share")[0].start
+    if w.target_span and asked > w.target_span.end and any(s.start < asked for s, _ in w.target_preds
+                                                           if s.start > w.target_span.start):
+        # 'of the <records> that <whole>, what share were <part>': the share word divides them
+        start = asked
     split = next((c.start for c in w.cx.cue("share_split") if c.start >= start), None)
     cut = split if split is not None else start
     after = [p for s, p in w.target_preds if s.start >= cut and not is_place_pred(pack, p)]
