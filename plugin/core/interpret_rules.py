@@ -294,8 +294,13 @@ def _time_and_scope(w: Work) -> None:
         else:
             time_from_span(f.time, s.value, s.text)
     for a in [a for a in w.scope_spans if excluded(w.ann, a)]:
-        w.scope_spans.remove(a)  # a place cannot be left out yet: asked back, never applied the other way round
-        f.unknown.append(a.text)
+        # 'not counting <place>': the records outside that place; the same place kept and left out is asked back
+        w.scope_spans.remove(a)
+        if any(k.value["name"] == a.value["name"] for k in w.scope_spans):
+            f.unknown.append(a.text)
+            continue
+        w.target_preds.append((a, Predicate(op="place", values=[{"entity": a.value["entity"], "name": a.value["name"]}],
+                                            text=excluded(w.ann, a)(a.text), negate=True)))
     f.scope = [_place(a) for a in w.scope_spans]
 
 

@@ -67,6 +67,8 @@ class Repairer:
                               f"nearby cannot be counted yet")
         self._features_are_not_areas(f, log)
         self._resolve_groups(ent, f, log, r)
+        # two words for the same grouping ('<places> ... by <place field>') group once
+        f.group_by = [g for i, g in enumerate(f.group_by) if g not in f.group_by[:i]]
         self._resolve_measure(ent, f, log, r)
         self._structure(f, log, r)
         return r
@@ -214,6 +216,10 @@ class Repairer:
             log("time_dropped", path + ".months", t.months, [], f"{ent.label} records have no month")
             r.problems.append(f"{ent.plural} have no month")
             t.months = []
+        if not ent.time and (t.years or t.date_from or t.date_to or t.isodow or t.days_of_month):
+            log("time_dropped", path, t.text, [], f"{ent.label} records have no date")
+            r.problems.append(f"{ent.plural} have no date")  # asked back, never a compile error
+            t.years, t.date_from, t.date_to, t.isodow, t.days_of_month = [], None, None, [], []
         if years:
             asked = set(t.years)
             if t.date_from:
