@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .frame import Group, Measure, Predicate, Rank, TimeSpec
-from .phrasing import is_place_pred, number_before
+from .phrasing import is_event, is_place_pred, number_before
 from .qualifiers import asks_for_one
 from .spans import time_from_span
 
@@ -31,8 +31,8 @@ def assemble_intent(w: Work) -> None:
             f.group_by.append(Group("time", "year"))
     elif w.superlative and (f.group_by or f.near):
         f.intent = "rank"
-    elif (cx.cue("list") or (w.target_span and any(x in cx.cue("which") for x in cx.before(w.target_span, 1)))) \
-            and not cx.cue("count") and not f.group_by and f.measure.kind == "count":
+    elif (cx.cue("list") or (w.target_span and any(x in cx.cue("which") for x in cx.before(w.target_span, 1)))
+          or _bare_features(w)) and not cx.cue("count") and not f.group_by and f.measure.kind == "count":
         # "show ...", and "which <features> had ...": the features themselves
         f.intent = "list"
     else:
@@ -47,6 +47,14 @@ def assemble_intent(w: Work) -> None:
         f.rank = Rank("asc" if cx.cue("rank_asc") and not cx.cue("rank_desc") else "desc", limit)
     f.filters = [p for _, p in w.target_preds]
     f.output = ["map", "table"] if f.intent in ("list", "locate") else ["table", "chart"] if f.group_by else ["table"]
+
+
+def _bare_features(w: Work) -> bool:
+    """'<features> in <place>' with no question word: the features themselves, where a bare '<records> in
+    <place>' asks how many."""
+    return bool(w.target_span and not is_event(w.pack, [w.f.target]) and not w.f.near
+                and not any(c.kind == "cue" and c.value in ("share", "compare") for c in w.spans)
+                and not any(c.asks for c in w.ann.clauses))
 
 
 def _measure(w: Work) -> None:
