@@ -80,6 +80,8 @@ def fit(pack: Pack, e: Entity, f: Frame, latest: int | None = None, named: bool 
     for g in f.group_by:
         if g.kind == "time" and not has_time_part(e, g.key):
             score -= 5
+        if g.kind == "time" and g.key == "year" and f.scope and years and years[0] == years[1]:
+            score -= 2  # '<place> <records> per year': a source of one year has no trend to show
         if g.kind == "field" and not any(fn in e.fields and en in (e.name, f.target)
                                          for en, fn in field_keys(g.key, f.target)):
             score -= 2
