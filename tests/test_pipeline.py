@@ -105,6 +105,14 @@ def test_epdo_by_county(pipeline, admin):
     assert dict(zip(col(a, "cnty_name"), col(a, "epdo"))) == ref
 
 
+def test_mean_epdo_per_record_by_county(pipeline, admin):
+    a = ask(pipeline, "the mean epdo per crash for each county")
+    ref = dict(rows(admin, """SELECT cnty_name, avg(CASE WHEN crash_severity_descr IN ('Fatal injury','Non-fatal injury')
+                              THEN 21 ELSE 1 END) FROM ma.massdot_crash GROUP BY 1"""))
+    got = dict(zip(col(a, "cnty_name"), col(a, "avg_epdo")))
+    assert got.keys() == ref.keys() and all(abs(float(got[k]) - float(ref[k])) < 1e-9 for k in ref)
+
+
 def test_rate_per_1000_residents(pipeline, admin):
     a = ask(pipeline, "crash rate per 1000 residents by town")
     ref = dict(rows(admin, """SELECT c.city_town_name, count(*) * 1000.0 / t.pop2010 FROM ma.massdot_crash c

@@ -65,6 +65,7 @@ class MeasureSpec:
     share_of: list[Predicate] = dc_field(default_factory=list)
     numerator: str = "filter"  # share_of: 'filter' (records meeting share_of) | 'near_ids' (that step, counted once)
     resum: bool = False  # the input holds per-date partial measures ('dated'): add them up
+    mean: bool = False  # epdo: the mean weight per record instead of the total
 
 
 @dataclass

@@ -11,6 +11,8 @@ from typing import Any, Optional, get_args, get_origin, get_type_hints
 FRAME_VERSION = "1"
 INTENTS = ("list", "count", "rank", "share", "compare", "trend", "locate")
 MEASURES = ("count", "epdo", "rate", "share", "sum", "avg")
+# the field of an 'avg' measure that stands for the per-record weighted score (EPDO) rather than a number field
+EPDO_FIELD = "epdo"
 TIME_PARTS = ("year", "quarter", "month", "dow", "hour", "season")
 QUANTIFIERS = ("some", "none")
 # fields added after version 1 with their defaults: a frame that leaves them at the default hashes as before

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .frame import Group, Measure, Predicate, Rank, TimeSpec
+from .frame import EPDO_FIELD, Group, Measure, Predicate, Rank, TimeSpec
 from .phrasing import is_event, is_place_pred, number_before
 from .qualifiers import asks_for_one
 from .spans import time_from_span
@@ -60,7 +60,7 @@ def _bare_features(w: Work) -> bool:
 def _measure(w: Work) -> None:
     """EPDO and rates per population ('per 10,000 residents')."""
     f, cx = w.f, w.cx
-    if cx.cue("epdo"):
+    if cx.cue("epdo") and f.measure.field != EPDO_FIELD:
         f.measure = Measure("epdo")
     if cx.cue("rate") or any(s.kind == "per" for s in w.spans):
         per = next((s.value["per"] for s in w.spans if s.kind == "per"), None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from .annotate import Annotation
-from .frame import Frame, Group, Measure, Near, Place, Predicate, Side, TimeSpec
+from .frame import EPDO_FIELD, Frame, Group, Measure, Near, Place, Predicate, Side, TimeSpec
 from .intent import assemble_intent
 from .pack import Pack
 from .phrasing import (compared_field, either, is_event, is_place_pred, measurable, no_records,
@@ -216,6 +216,9 @@ def _number_measures(w: Work) -> None:
     """'average age of ...', 'total population of ...': the sum or mean of a number field; a field named alone
     asks for its distribution."""
     pack, f, cx = w.pack, w.f, w.cx
+    for c in cx.cue("avg"):
+        if any(0 <= e.start - c.end <= 1 for e in cx.cue("epdo")):
+            f.measure = Measure("avg", field=EPDO_FIELD)  # 'the mean EPDO per <record>': the weight per record
     for kind in ("sum", "avg"):
         for c in cx.cue(kind):
             fld = next((s for s in w.spans if 0 <= s.start - c.end <= 2 and any(

@@ -8,7 +8,7 @@ from .dag import (Aggregate, ByTime, Compare, Filter, GroupColumn, Keep, Load, M
                   NearNone, NearSome, Nearest, Node, OrderKey, Output, Plan, Rank, Rate, RateByGroup, RateOfPlace,
                   RateOverAll, Scope, ScopeArea, Side, SideRate, Support, Weight)
 from .errors import CompileError
-from .frame import Frame, Group, Place, Predicate
+from .frame import EPDO_FIELD, Frame, Group, Place, Predicate
 from .pack import Entity, Pack, norm_label
 
 __all__ = ["Plan", "plan", "measure_column", "drives"]
@@ -161,6 +161,8 @@ def _measure(s: _Steps, outer: bool = False) -> MeasureSpec:
     kind = "epdo" if f.measure.kind == "rate" and f.measure.field == "epdo" else f.measure.kind
     if kind == "epdo":
         return replace(_epdo(s.pack, s.ent), outer=outer)
+    if kind == "avg" and f.measure.field == EPDO_FIELD:
+        return replace(_epdo(s.pack, s.ent), outer=outer, mean=True, column=measure_column(f))
     if kind in ("sum", "avg"):
         return MeasureSpec(kind=kind, column=measure_column(f), field=f.measure.field, outer=outer)
     if (f.intent == "share" or (f.compare and f.share_of)) and f.share_of:

@@ -5,7 +5,7 @@ import copy
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .frame import INTENTS, Frame, Group, Measure, Place, Predicate, TimeSpec, frame_problems
+from .frame import EPDO_FIELD, INTENTS, Frame, Group, Measure, Place, Predicate, TimeSpec, frame_problems
 from .anchors import PARTIAL_SCORE
 from .numbers import band, holds
 from .source_choice import choose_entity, field_keys, has_time_part
@@ -385,7 +385,9 @@ class Repairer:
 
     def _resolve_measure(self, ent: Entity, f: Frame, log, r: RepairResult) -> None:
         m = f.measure
-        if m.kind in ("sum", "avg"):
+        if m.kind == "avg" and m.field == EPDO_FIELD:  # the mean weighted score per record
+            m = Measure("epdo")
+        elif m.kind in ("sum", "avg"):
             fld = ent.fields.get(m.field or "")
             if fld is None or fld.kind != "number":
                 log("measure", "measure", asdict(m), asdict(Measure("count")),

@@ -23,7 +23,7 @@ class Measures(RowConditions):
                     for e in self.measures(replace(m, resum=False), ent, t)]
         star = self._counter(m, ent, t)
         if m.kind == "epdo":
-            return [exp.Sum(this=self._epdo_case(m, ent, t)).as_(m.column)]
+            return [(exp.Avg if m.mean else exp.Sum)(this=self._epdo_case(m, ent, t)).as_(m.column)]
         if m.kind in ("sum", "avg"):
             agg = exp.Sum if m.kind == "sum" else exp.Avg
             return [agg(this=col(m.field, t)).as_(m.column)]
