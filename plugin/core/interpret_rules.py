@@ -205,11 +205,11 @@ def _compared_numbers(w: Work) -> None:
         else:
             ann.unknown.append(s.text)  # a number compared with nothing MapAsk knows: said, not ignored
     w.target_preds.sort(key=lambda sp: sp[0].start)
-    w.target_preds = either(w.cx, w.target_preds)
     for sp, p in w.target_preds:
         cue = excluded(ann, sp)
         if cue:
             p.negate, p.text = True, cue(p.text)  # 'excluding rear-ends', 'wet roads don't count'
+    w.target_preds = either(w.cx, w.target_preds)
 
 
 def _number_measures(w: Work) -> None:

@@ -3,6 +3,7 @@ place values, plurals; small readings the rules interpreter asks of the pack."""
 from __future__ import annotations
 
 from .frame import Predicate
+from dataclasses import replace
 from .pack import Pack, language_for
 from .numbers import band
 from .spans import Ctx, readings, words as word_list
@@ -48,7 +49,9 @@ def either(cx: Ctx, preds: list) -> list:
     words = set(language_for(cx.pack).get("either_words", []))
     out: list = []
     for span, p in preds:
-        if out and not is_place_pred(cx.pack, p) and not is_place_pred(cx.pack, out[-1][1]):
+        # ('<value> (not <value> or <value>)': what is left out is never an alternative to what is kept)
+        if out and not is_place_pred(cx.pack, p) and not is_place_pred(cx.pack, out[-1][1]) \
+                and p.negate == out[-1][1].negate:
             # the either-word just before this condition ('..., incl fatal'); the one it joins may be further back
             j = span.start
             while j > out[-1][0].end and (cx.ann.tokens[j - 1] in words or cx.ann.tokens[j - 1] in word_list(cx.pack, 'filler')):
@@ -56,8 +59,11 @@ def either(cx: Ctx, preds: list) -> list:
             if any(t in words for t in cx.ann.tokens[j:span.start]):
                 prev_span, prev = out.pop()
                 members = (prev.any_of if prev.op == "any" and not prev.concept else [prev]) + [p]
+                # 'not A or B' leaves out the records meeting either: the negation holds for the group
+                members = [replace(m, negate=False) for m in members]
                 out.append((Span(prev_span.start, span.end, "either", None, " ".join(cx.ann.tokens[prev_span.start:span.end])),
-                            Predicate(op="any", any_of=members, text=language_for(cx.pack).get("either_join", " / ").join(m.text for m in members))))
+                            Predicate(op="any", any_of=members, negate=p.negate,
+                                      text=language_for(cx.pack).get("either_join", " / ").join(m.text for m in members))))
                 continue
         out.append((span, p))
     return out

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from .frame import EPDO_FIELD, INTENTS, Frame, Group, Measure, Place, Predicate, TimeSpec, frame_problems
@@ -93,14 +93,14 @@ class Repairer:
                     res.negate = m.negate
             members = [m for m in resolved if m is not None]
             if len(members) <= 1:
-                return members[0] if members else None
+                return replace(members[0], negate=q.negate != members[0].negate) if members else None
             first = members[0]
-            if all(m.op == "in" and m.field == first.field for m in members):  # one field: one list of values
+            if all(m.op == "in" and m.field == first.field and not m.negate for m in members):  # one field: one list
                 values = [v for m in members for v in m.values]
                 # no concept: the values are the union, which a replay must not re-derive from one concept
                 return Predicate(field=first.field, op="in", values=list(dict.fromkeys(values)), entity=ent.name,
-                                 text=q.text)
-            return Predicate(op="any", any_of=members, text=q.text, entity=ent.name)
+                                 text=q.text, negate=q.negate)
+            return Predicate(op="any", any_of=members, text=q.text, entity=ent.name, negate=q.negate)
         if q.concept:
             c = self.pack.concepts.get(q.concept)
             where = c.where.get(ent.name) if c else None
@@ -467,7 +467,8 @@ def _merge_same_field(preds: list[Predicate], log) -> list[Predicate]:
     """A record has one value per field: two value lists on one field mean either ('wet or snowy roads')."""
     out: list[Predicate] = []
     for q in preds:
-        twin = next((o for o in out if o.op == q.op == "in" and o.field == q.field and o.entity == q.entity), None)
+        twin = next((o for o in out if o.op == q.op == "in" and o.field == q.field and o.entity == q.entity
+                     and not o.negate and not q.negate), None)  # (what is left out stays its own condition)
         if twin is None:
             out.append(q)
             continue
