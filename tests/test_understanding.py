@@ -43,9 +43,22 @@ def test_excluded_days_are_the_other_days(pipeline, admin):
                                      "AND extract(isodow FROM crash_date) BETWEEN 1 AND 5")
 
 
-def test_a_place_left_out_is_asked_back_never_counted(pipeline):
-    a = pipeline.ask("crashes excluding boston")
-    assert a.status == "clarify" and "'boston'" in a.answer and not a.rows
+def test_a_place_left_out_is_the_complement_of_that_place(pipeline, admin):
+    a = pipeline.ask("crashes in suffolk county, not counting the ones in the city of boston")
+    assert count(a) == scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE cnty_name = 'SUFFOLK' "
+                                     "AND city_town_name IS DISTINCT FROM 'BOSTON'") > 0
+
+
+def test_a_place_both_kept_and_left_out_is_asked_back(pipeline):
+    a = pipeline.ask("crashes in boston excluding boston")
+    assert a.status == "clarify" and "boston" in a.answer.lower() and not a.rows
+
+
+def test_a_place_before_an_after_cue_is_not_left_out(pipeline, admin):
+    a = pipeline.ask("crashes in worcester, head-on crashes don't count")
+    kept = count(pipeline.ask("head-on crashes in worcester"))
+    assert count(a) == scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'WORCESTER'") - kept
+    assert kept > 0
 
 
 def test_quantities_in_words(pipeline):

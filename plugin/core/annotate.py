@@ -274,14 +274,17 @@ def _covered(ann: Annotation, conds: list[Span], rules: dict, pos: int, step: in
     (`bounds`); the conditions covered."""
     joiners, covers = set(rules.get("joiners", [])), set(rules.get("covers", []))
     passes, asks = set(rules.get("passes", [])), set(rules.get("asks_back", []))
+    heads = set(rules.get("names_place", []))
     covered: list[tuple[int, int]] = []
+    kinds: list[str] = []
     while bounds[0] <= pos < bounds[1]:
         hit = next((c for c in conds if (c.start if step > 0 else c.end - 1) == pos), None)
         if hit is None and ann.tokens[pos] not in joiners:
             break
         if hit is not None:
-            if hit.kind in covers or (step > 0 and hit.kind in asks and not covered):
+            if hit.kind in covers or (step > 0 and hit.kind in asks and all(k in heads for k in kinds)):
                 covered.append((hit.start, hit.end))
+                kinds.append(hit.kind)
             elif hit.kind not in passes:
                 break
         pos = (hit.end if step > 0 else hit.start - 1) if hit is not None else pos + step

@@ -209,7 +209,8 @@ def _compared_numbers(w: Work) -> None:
         cue = excluded(ann, sp)
         if cue:
             p.negate, p.text = True, cue(p.text)  # 'excluding rear-ends', 'wet roads don't count'
-    w.target_preds = either(w.cx, w.target_preds)
+    if not (_more_or(w) and words(w.pack, "compare_or") & set(ann.tokens)):
+        w.target_preds = either(w.cx, w.target_preds)  # (but 'were there more A or B': two sides, not one condition)
 
 
 def _number_measures(w: Work) -> None:
@@ -264,15 +265,19 @@ def _places(w: Work) -> None:
             w.scope_spans.append(a)
 
 
+def _more_or(w: Work) -> bool:
+    """'which had more, A or B': an 'or' that compares ("what share ... A or B" asks for the share of either)."""
+    cx = w.cx
+    return bool([c for c in cx.cue("compare") if c.text == "or"]) and bool(
+        cx.cue("which") and not cx.cue("share") or words(w.pack, "compare_or") & set(w.ann.tokens))
+
+
 def _sides(w: Work) -> None:
     """The sides of a comparison, when the question compares."""
     cx, pack = w.cx, w.pack
-    ors = [c for c in cx.cue("compare") if c.text == "or"]
     strong = [c for c in cx.cue("compare") if c.text != "or"]
-    # ("which ... A or B" compares; "what share ... A or B" asks for the share of either)
-    more_or = ors and (cx.cue("which") and not cx.cue("share") or words(pack, "compare_or") & set(w.ann.tokens))
     # 'how have ... changed year to year': a trend, not a comparison of two sides
-    if strong or (cx.cue("change") and not cx.cue("trend")) or more_or:
+    if strong or (cx.cue("change") and not cx.cue("trend")) or _more_or(w):
         w.sides = comparison_sides(cx, w.f, w.scope_spans, w.time_spans, w.target_preds,
                                    lambda p: is_place_pred(pack, p))
         if strong and not w.sides:

@@ -58,8 +58,10 @@ def features(pack: Pack, ev: Evidence) -> list[tuple[str, float, str]]:
 def _coverage(ev: Evidence) -> list[tuple[str, float, str]]:
     u, reps = ev.understood, ev.repairs
     codes = [r.code for r in reps]
-    ctx, corr = u.get("context", []), u.get("corrections", [])
+    ctx, corr, unused = u.get("context", []), u.get("corrections", []), u.get("unused", [])
     return [
+        ("unused_readings", min(len(unused), 3), "read but not used in the answer: " + ", ".join(unused)
+         if unused else "every word read was used"),
         ("context_words", min(len(ctx), 5) / 5, f"taken as context: {', '.join(ctx)}" if ctx else "no context words"),
         ("corrections", min(len(corr), 3), "spelling corrected: " + ", ".join(f"{c['from']}→{c['to']}" for c in corr)
          if corr else "no spelling corrected"),
