@@ -121,7 +121,8 @@ def describe(pack: Pack, f: Frame, one: bool = False) -> str:
     if f.near:
         parts.append(_near(pack, f, t))
     names = [pl.name.title() if pl.name.isupper() else pl.name for pl in f.scope] + \
-        [t["place_value"].format(value=str(v).title(), field=ent.fields[p.field].label) for p in places for v in p.values]
+        [t["place_value"].format(value=str(v).title(), field=ent.fields[p.field].label)
+         for p in places for v in p.values]
     if names:
         parts.append(t["places"].format(names=f" {t['or']} ".join(names)))
     parts += [t["also"].format(text=p.text) if f.near and p.op == "near_place" else p.text

@@ -93,7 +93,7 @@ class TimeParser:
         self.hour_words: dict[str, int] = dict(rules.get("hour_words") or {})
         self.meridiem: dict[str, str] = dict(rules.get("meridiem") or {})
         self.day_parts: dict[str, str] = dict(rules.get("day_parts") or {})
-        self._days = _alt(lang["days"], escape=False)
+        self.day_alternation = _alt(lang["days"], escape=False)  # for the words around a day ('sat or sun')
         self.rules = load_rules(rules, lang)
 
     def read(self, text: str) -> list[tuple[TimeRule, int, int, Any, str]]:
@@ -276,8 +276,8 @@ def _day_range(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
 
 def _day(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
     links = _alt(r.words["links"], longest_first=False)
-    linked = re.search(rf"\b(?:{p._days}) (?:{links}) $", m.string[max(0, m.start() - 16):m.start()]) or \
-        re.match(rf" (?:{links}) (?:{p._days})\b", m.string[m.end():m.end() + 16])
+    linked = re.search(rf"\b(?:{p.day_alternation}) (?:{links}) $", m.string[max(0, m.start() - 16):m.start()]) or \
+        re.match(rf" (?:{links}) (?:{p.day_alternation})\b", m.string[m.end():m.end() + 16])
     if m.group(1) in r.words["ambiguous"] and not _introduced(m, r.words["intro"]) and not linked:
         return None
     return {"isodow": [p.lang["days"][m.group(1)]]}
