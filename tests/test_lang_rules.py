@@ -1,6 +1,7 @@
 """Every phrasing rule's own examples, run through the rules and the annotator with no database."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -70,11 +71,37 @@ def test_quantifier_examples(annotator, text, quantifier):
     assert f.near is not None and f.near.quantifier == quantifier
 
 
+def _time_examples():
+    for rule in rule_files("en")["time"].get("rules", []):
+        for ex in rule.get("examples", []):
+            yield pytest.param(rule["name"], ex["text"], ex["kind"], ex["value"], id=f"time:{ex['text']}")
+
+
+def _plain(value: object) -> object:
+    return json.loads(json.dumps(value))  # tuples as lists, as the examples write them
+
+
+@pytest.mark.parametrize("rule,text,kind,value", list(_time_examples()))
+def test_time_examples(annotator, rule, text, kind, value):
+    ann = annotator.annotate(text)
+    assert (kind, value) in [(s.kind, _plain(s.value)) for s in ann.spans]
+    read = annotator.time.read(" ".join(ann.tokens))
+    assert value in [_plain(v) for r, _, _, v, _ in read if r.name == rule], f"rule '{rule}' did not give it"
+
+
+def test_every_time_rule_has_two_to_four_examples_and_a_reader():
+    from plugin.core.timeparse import READERS
+    for rule in rule_files("en")["time"]["rules"]:
+        assert 2 <= len(rule.get("examples", [])) <= 4, rule["name"]
+        assert rule["kind"] in READERS, rule["name"]
+
+
 def test_every_rule_file_has_examples():
     for path in sorted((LANG_DIR / "en").glob("*.yaml")):
         doc = rule_files("en")[path.stem]
         rules = doc.get("rules", [])
-        assert doc.get("examples") or (rules and all(r.get("examples") for r in rules)) or path.stem == "readback", \
+        templates = path.stem in ("readback", "explain")  # sentence templates, not rules that read a question
+        assert doc.get("examples") or (rules and all(r.get("examples") for r in rules)) or templates, \
             f"{path.name} has rules without examples"
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import yaml
 
 CORE = Path(__file__).resolve().parent.parent / "plugin" / "core"
-# the language layer and the rules interpreter; explain.py's sentences and timeparse.py's patterns still hold
-# English and are listed in the README as the next to move
+# the language layer, the rules interpreter, the time patterns' readers and the answer sentence
 MODULES = ["annotate.py", "clauses.py", "spelling.py", "phrase_rules.py", "interpret_rules.py", "spans.py",
-           "sides.py", "phrasing.py", "tokens.py", "numbers.py", "qualifiers.py", "intent.py"]
+           "sides.py", "phrasing.py", "tokens.py", "numbers.py", "qualifiers.py", "intent.py", "timeparse.py",
+           "explain.py"]
 NAME_ATTRS = {"kind", "op", "code", "value", "mode", "intent", "order", "quantifier", "text", "name", "key",
               "entity", "field", "geometry", "concept"}
 

@@ -99,7 +99,7 @@ class Annotator:
         self.lex = Lexicon.build(pack, self.lang)
         self.anchors = anchors
         seasons = {k: v for k, v in (pack.convention("seasons") or {}).items() if isinstance(v, list)}
-        self.time = TimeParser(self.lang, seasons)
+        self.time = TimeParser(self.lang, seasons, rule_files(pack.raw.get("language", "en")).get("time", {}))
         self.stop = set(self.lang["stopwords"])
         # words the pack knows are never read as (parts of) place names on their own
         self.known_words = {t for key in self.lex.phrases for t in key}

@@ -34,80 +34,114 @@ def single_statement_problem(sql: str) -> str | None:
     PostgreSQL's lexer (standard_conforming_strings on, which the executor sets): '...' with '' escapes,
     E'...' with backslash escapes, "..." identifiers, $tag$...$tag$, -- comments and nested /* */.
     """
-    i, n, depth = 0, len(sql), 0
     if "\x00" in sql:
         return "a NUL character"
-    while i < n:
+    i, depth = 0, 0
+    while i < len(sql):
         c = sql[i]
-        if c == "-" and sql.startswith("--", i):
-            j = i + 2
-            while j < n and sql[j] not in "\r\n":  # PostgreSQL ends a -- comment at CR as well as LF
-                j += 1
-            i = j + 1
-        elif c == "/" and sql.startswith("/*", i):
-            level, i = 1, i + 2
-            while i < n and level:
-                if sql.startswith("/*", i):
-                    level, i = level + 1, i + 2
-                elif sql.startswith("*/", i):
-                    level, i = level - 1, i + 2
-                else:
-                    i += 1
-            if level:
-                return "an unterminated comment"
-        elif c in "eE" and i + 1 < n and sql[i + 1] == "'" and not (i and (sql[i - 1].isalnum() or sql[i - 1] in "_$")):
-            i += 2
-            while i < n:
-                if sql[i] == "\\":
-                    i += 2
-                elif sql[i] == "'" and i + 1 < n and sql[i + 1] == "'":
-                    i += 2
-                elif sql[i] == "'":
-                    break
-                else:
-                    i += 1
-            if i >= n:
-                return "an unterminated string"
-            i += 1
-        elif c == "'" or c == '"':
-            i += 1
-            while True:
-                j = sql.find(c, i)
-                if j < 0:
-                    return "an unterminated string or identifier"
-                if j + 1 < n and sql[j + 1] == c:
-                    i = j + 2
-                    continue
-                i = j + 1
-                break
-        elif c == "$" and not (i and (sql[i - 1].isalnum() or sql[i - 1] in "_$")):
-            j = i + 1
-            while j < n and (sql[j].isalnum() or sql[j] == "_") and not (j == i + 1 and sql[j].isdigit()):
-                j += 1
-            if j < n and sql[j] == "$":
-                tag = sql[i:j + 1]
-                k = sql.find(tag, j + 1)
-                if k < 0:
-                    return "an unterminated dollar-quoted string"
-                i = k + len(tag)
-            else:
-                i += 1
-        elif c.isalpha() or c == "_" or ord(c) > 127:
-            while i < n and (sql[i].isalnum() or sql[i] in "_$" or ord(sql[i]) > 127):
-                i += 1
-        elif c == ";":
+        if c == ";":
             return "a ';' between statements"
-        elif c == "(":
-            depth, i = depth + 1, i + 1
-        elif c == ")":
-            depth, i = depth - 1, i + 1
+        if c in "()":
+            depth += 1 if c == "(" else -1
             if depth < 0:
                 return "a ')' that closes more than it opens"
+            i += 1
+            continue
+        i, problem = _lexeme_end(sql, i)
+        if problem:
+            return problem
+    return "unbalanced parentheses" if depth else None
+
+
+def _lexeme_end(sql: str, i: int) -> tuple[int, str | None]:
+    """Where the lexeme at `i` ends (a comment, a string, a quoted name, a word or one character), or why it
+    never does."""
+    c = sql[i]
+    if sql.startswith("--", i):
+        return _line_comment_end(sql, i), None
+    if sql.startswith("/*", i):
+        return _block_comment_end(sql, i)
+    if c in "eE" and sql.startswith("'", i + 1) and not _inside_word(sql, i):
+        return _escape_string_end(sql, i)
+    if c == "'" or c == '"':
+        return _quoted_end(sql, i)
+    if c == "$" and not _inside_word(sql, i):
+        return _dollar_quoted_end(sql, i)
+    if c.isalpha() or c == "_" or ord(c) > 127:
+        while i < len(sql) and (sql[i].isalnum() or sql[i] in "_$" or ord(sql[i]) > 127):
+            i += 1
+        return i, None
+    return i + 1, None
+
+
+def _inside_word(sql: str, i: int) -> bool:
+    """The character before `i` continues a word, so `i` starts no string ('name$1', 'type'e'')."""
+    return bool(i and (sql[i - 1].isalnum() or sql[i - 1] in "_$"))
+
+
+def _line_comment_end(sql: str, i: int) -> int:
+    j = i + 2
+    while j < len(sql) and sql[j] not in "\r\n":  # PostgreSQL ends a -- comment at CR as well as LF
+        j += 1
+    return j + 1
+
+
+def _block_comment_end(sql: str, i: int) -> tuple[int, str | None]:
+    """After a /* */ comment; they nest."""
+    level, i = 1, i + 2
+    while i < len(sql) and level:
+        if sql.startswith("/*", i):
+            level, i = level + 1, i + 2
+        elif sql.startswith("*/", i):
+            level, i = level - 1, i + 2
         else:
             i += 1
-    if depth:
-        return "unbalanced parentheses"
-    return None
+    return i, "an unterminated comment" if level else None
+
+
+def _escape_string_end(sql: str, i: int) -> tuple[int, str | None]:
+    """After an E'...' string, where a backslash escapes the next character."""
+    i, n = i + 2, len(sql)
+    while i < n:
+        if sql[i] == "\\":
+            i += 2
+        elif sql[i] == "'" and i + 1 < n and sql[i + 1] == "'":
+            i += 2
+        elif sql[i] == "'":
+            break
+        else:
+            i += 1
+    if i >= n:
+        return i, "an unterminated string"
+    return i + 1, None
+
+
+def _quoted_end(sql: str, i: int) -> tuple[int, str | None]:
+    """After a '...' string or a "..." identifier, where a doubled quote is part of it."""
+    c, n = sql[i], len(sql)
+    i += 1
+    while True:
+        j = sql.find(c, i)
+        if j < 0:
+            return i, "an unterminated string or identifier"
+        if j + 1 < n and sql[j + 1] == c:
+            i = j + 2
+            continue
+        return j + 1, None
+
+
+def _dollar_quoted_end(sql: str, i: int) -> tuple[int, str | None]:
+    """After a $tag$...$tag$ string; a '$' that opens no tag is one character."""
+    n, j = len(sql), i + 1
+    while j < n and (sql[j].isalnum() or sql[j] == "_") and not (j == i + 1 and sql[j].isdigit()):
+        j += 1
+    if j < n and sql[j] == "$":
+        tag = sql[i:j + 1]
+        k = sql.find(tag, j + 1)
+        if k < 0:
+            return i, "an unterminated dollar-quoted string"
+        return k + len(tag), None
+    return i + 1, None
 
 
 def wrapped(sql: str, cap: int) -> str:

@@ -1,10 +1,12 @@
-"""Plain-language answer: one sentence with the key numbers and one honest caveat."""
+"""Plain-language answer: one sentence with the key numbers and one honest caveat, in lang/<code>/explain.yaml's
+templates."""
 from __future__ import annotations
 
 from functools import lru_cache
 
 from .frame import Frame
 from .pack import Pack
+from .phrase_rules import rule_files
 from .spelling import allowed_edits, edit_distance
 from .text import language
 
@@ -17,8 +19,16 @@ def _fmt(v) -> str:
     return str(v).strip()
 
 
-def _lab(v) -> str:
-    return str(v).strip() if v is not None else "(none)"
+def _lab(v, t: dict) -> str:
+    return str(v).strip() if v is not None else t["none_label"]
+
+
+def _cap(text: str) -> str:
+    return text[0].upper() + text[1:]
+
+
+def _templates(pack: Pack) -> dict:
+    return rule_files(pack.raw.get("language", "en"))["explain"]
 
 
 @lru_cache(maxsize=8)
@@ -50,11 +60,13 @@ def _placed(pack: Pack, preds: list) -> tuple[list[str], list[str]]:
     return before, after
 
 
-def _distance(n) -> str:
+def _distance(n, t: dict) -> str:
     """The distance as the user said it, with metres ('2 miles (3,218.7 m)'), or metres alone."""
     metres = f"{n.distance_m:,.1f}".rstrip("0").rstrip(".")
     said = (n.distance_text or "").strip()
-    return f"{said} ({metres} m)" if said and said.replace(" ", "") != f"{metres}m" else f"{metres} m"
+    alone = t["distance"].format(metres=metres)
+    return t["distance_said"].format(said=said, metres=metres) if said and said.replace(" ", "") != \
+        alone.replace(" ", "") else alone
 
 
 def _spelt(text: str, concept) -> str:
@@ -67,8 +79,37 @@ def _spelt(text: str, concept) -> str:
         else text
 
 
+def _near(pack: Pack, f: Frame, t: dict) -> str:
+    """Where the records are, said from what they are near ('within 50 m of schools', 'along Main Street')."""
+    sup = pack.entity(f.near.entity)
+    what = f.near.anchor.name if f.near.anchor else " ".join(
+        [p.text for p in f.near.filters if p.text and p.op != "time"] + [sup.plural] +
+        [p.text for p in f.near.filters if p.text and p.op == "time"])
+    if f.near.mode == "along":
+        return t["along"].format(what=what, metres=f.near.distance_m)
+    if f.near.quantifier == "none":
+        return t["near_none"].format(what=what, distance=_distance(f.near, t))
+    if f.near.mode == "nearest":
+        return t["nearest"].format(what=what)
+    return t["within"].format(what=what, distance=_distance(f.near, t))
+
+
+def _when(f: Frame, t: dict) -> list[str]:
+    """The time said ('in 2019', 'since 2020-03-01'), as the user said it when the frame keeps their words."""
+    if f.time.text:
+        return [" ".join(f.time.text)]
+    if f.time.years:
+        return [t["years"].format(years=", ".join(map(str, f.time.years)))]
+    if f.time.date_from and f.time.date_to:
+        return [t["date_range"].format(date_from=f.time.date_from, date_to=f.time.date_to)]
+    if f.time.date_from:
+        return [t["date_from"].format(date_from=f.time.date_from)]
+    return [t["date_to"].format(date_to=f.time.date_to)] if f.time.date_to else []
+
+
 def describe(pack: Pack, f: Frame, one: bool = False) -> str:
     """'<value> <records> within <d> of <features> in <year>' from the frame (`one`: a single record)."""
+    t = _templates(pack)
     ent = pack.entity(f.target)
     after = ("area_attr", "near_place")  # said after the records: 'in towns with ...', 'within 50 m of X'
     place_fields = {pf.get("field"): key for key, pf in ent.places.items()}
@@ -76,113 +117,154 @@ def describe(pack: Pack, f: Frame, one: bool = False) -> str:
     pre, post = _placed(pack, [p for p in f.filters if p.text and p.op not in after and p not in places
                                and not p.negate])
     parts = [(" ".join(pre) + " " if pre else "") + (ent.label if one else ent.plural)] + post
-    parts += [p.text + "," for p in f.filters if p.negate and p.text]  # 'crashes excluding rear-ends, in ...'
+    parts += [t["excluded"].format(text=p.text) for p in f.filters if p.negate and p.text]
     if f.near:
-        sup = pack.entity(f.near.entity)
-        what = f.near.anchor.name if f.near.anchor else " ".join(
-            [p.text for p in f.near.filters if p.text and p.op != "time"] + [sup.plural] +
-            [p.text for p in f.near.filters if p.text and p.op == "time"])
-        rel = "along" if f.near.mode == "along" else "nearest to" if f.near.mode == "nearest" else "within"
-        if f.near.mode == "along":
-            parts.append(f"along {what} (within {f.near.distance_m:g} m)")
-        elif f.near.quantifier == "none":
-            parts.append(f"with no {what} within {_distance(f.near)}")
-        else:
-            parts.append(f"{rel} {_distance(f.near)} of {what}" if f.near.mode != "nearest" else f"{rel} {what}")
+        parts.append(_near(pack, f, t))
     names = [pl.name.title() if pl.name.isupper() else pl.name for pl in f.scope] + \
-        [f"{str(v).title()} {ent.fields[p.field].label}" for p in places for v in p.values]
+        [t["place_value"].format(value=str(v).title(), field=ent.fields[p.field].label)
+         for p in places for v in p.values]
     if names:
-        parts.append("in " + " or ".join(names))
-    parts += [("and " if f.near and p.op == "near_place" else "") + p.text for p in f.filters if p.text and p.op in after]
-    if f.time.text:
-        parts.append(" ".join(f.time.text))
-    elif f.time.years:
-        parts.append("in " + ", ".join(map(str, f.time.years)))
-    elif f.time.date_from or f.time.date_to:
-        parts.append(f"from {f.time.date_from} to {f.time.date_to}" if f.time.date_from and f.time.date_to
-                     else f"since {f.time.date_from}" if f.time.date_from else f"until {f.time.date_to}")
-    return " ".join(parts)
+        parts.append(t["places"].format(names=f" {t['or']} ".join(names)))
+    parts += [t["also"].format(text=p.text) if f.near and p.op == "near_place" else p.text
+              for p in f.filters if p.text and p.op in after]
+    return " ".join(parts + _when(f, t))
+
+
+def _epdo(pack: Pack, t: dict, default: str) -> str:
+    """The pack's name for the severity-weighted score, or the template's."""
+    return pack.convention("epdo", "name", default=t[default])
+
+
+def _measured(pack: Pack, f: Frame, what: str, t: dict) -> str:
+    """'total <field> (<unit>) of <records>' for a sum or an average; the records alone otherwise."""
+    if f.measure.kind not in ("sum", "avg"):
+        return what
+    fld = pack.entity(f.target).fields.get(f.measure.field or "")
+    unit = t["unit"].format(unit=fld.unit) if fld and fld.unit else ""
+    return t["measure"][f.measure.kind].format(field=fld.label if fld else f.measure.field, unit=unit, what=what)
+
+
+def _nearest_one(pack: Pack, f: Frame, columns: list[str], rows: list, t: dict) -> str:
+    """The one nearest record, its name and how far it is."""
+    ent = pack.entity(f.target)
+    name = rows[0][columns.index(ent.display)] if ent.display in columns else None
+    return t["nearest_one"].format(what=describe(pack, f, one=True),
+                                   name=t["nearest_name"].format(name=_lab(name, t)) if name is not None else "",
+                                   metres=float(rows[0][columns.index("distance_m")]))
+
+
+def _compared(pack: Pack, f: Frame, what: str, columns: list[str], rows: list, value_col: int | None,
+              t: dict) -> str:
+    """Each side's value and, for two numbers, their difference ('A: 10; B: 12; difference 2 (+20%)')."""
+    if f.measure.kind == "epdo":
+        what = t["epdo_of"].format(epdo=_epdo(pack, t, "epdo_name"), what=what)
+    vals = [(r[columns.index("side")], r[value_col]) for r in rows]
+    s = t["sides_joiner"].join(t["side"].format(label=lab, value=_fmt(v)) for lab, v in vals)
+    if len(vals) == 2 and isinstance(vals[0][1], (int, float)) and isinstance(vals[1][1], (int, float)):
+        a, b = vals[0][1] or 0, vals[1][1] or 0
+        pct = t["pct"].format(pct=(b - a) / a * 100) if a else ""
+        s += t["difference"].format(value=_fmt(b - a), pct=pct)
+    return t["compared"].format(what=_cap(what), sides=s)
+
+
+def _single(pack: Pack, f: Frame, what: str, rows: list, value_col: int, t: dict) -> str:
+    """One number: a total, an average, a share, a score, a rate or a count."""
+    v = rows[0][value_col]
+    if f.measure.kind in ("sum", "avg"):
+        return t["value"].format(what=what, value=_fmt(v) if v is not None else t["unknown"])
+    if f.intent == "share":
+        return t["share"].format(value=_fmt(v), what=what, part=_fmt(rows[0][0]), whole=_fmt(rows[0][1])) \
+            if v is not None else t["share_none"].format(what=what)
+    if f.measure.kind == "epdo":
+        return t["epdo_value"].format(epdo=_epdo(pack, t, "epdo_name_before_score"), what=what, value=_fmt(v))
+    if f.measure.kind == "rate":
+        points = t["rate_points"].format(epdo=_epdo(pack, t, "epdo_name_before_points")) \
+            if f.measure.field == "epdo" else ""
+        return t["rate"].format(value=_fmt(v), points=points, what=what, per=f.measure.per)
+    if v == 1:
+        return t["one"].format(what=describe(pack, f, one=True))
+    return t["count"].format(value=_fmt(v), what=what)
+
+
+def _grouped_what(pack: Pack, f: Frame, what: str, columns: list[str], value_col: int | None, t: dict) -> str:
+    """What the groups' values are of: a score, a rate, a share of the records."""
+    if f.measure.kind == "epdo" or f.measure.field == "epdo":
+        what = t["epdo_of"].format(epdo=_epdo(pack, t, "epdo_name"), what=what)
+    if f.measure.kind == "rate":
+        what = t["per_residents"].format(what=what, per=f.measure.per or 1000)
+    if f.intent == "share" and columns[value_col or 0] == "share_pct":
+        cond = f" {t['and']} ".join(p.text for p in f.share_of if p.text)
+        what = t["share_of"].format(what=what) + (t["share_conditions"].format(conditions=cond) if cond else "")
+    return what
+
+
+def _trend(what: str, columns: list[str], rows: list, value_col: int, t: dict) -> str:
+    """A value per period: the first, the last and the peak."""
+    label = 0
+    if len(rows) == 1:
+        return t["trend_one"].format(what=_cap(what), value=_fmt(rows[0][value_col]), column=columns[label],
+                                     label=_lab(rows[0][label], t))
+    known = [r for r in rows if r[label] is not None] or rows  # records without the time part sort last
+    first, last = known[0], known[-1]
+    peak = max(known, key=lambda r: r[value_col] or 0)
+    return t["trend"].format(what=_cap(what), column=columns[label], first=_lab(first[label], t),
+                             first_value=_fmt(first[value_col]), last=_lab(last[label], t),
+                             last_value=_fmt(last[value_col]), peak=_lab(peak[label], t),
+                             peak_value=_fmt(peak[value_col]))
+
+
+def _groups(pack: Pack, f: Frame, what: str, columns: list[str], rows: list, value_col: int, t: dict) -> str:
+    """The first groups and their values, the one at the top of a ranking, and ties left out of it."""
+    label, top = 0, rows[0]
+    shown = ", ".join(t["group_item"].format(label=_lab(r[label], t), value=_fmt(r[value_col])) for r in rows[:5])
+    fld = pack.entity(f.target).fields.get(columns[label]) or \
+        (pack.entity(f.near.entity).fields.get(columns[label]) if f.near and f.near.entity else None)
+    by = fld.label if fld else columns[label].replace("_", " ")
+    if f.having:  # 'towns with more than 100 crashes': say which groups were kept, and how many
+        by += t["having"].format(n=len(rows), conditions=f" {t['and']} ".join(h.text for h in f.having))
+    more = t["groups_more"].format(n=len(rows) - 5) if len(rows) > 5 else ""
+    s = t["groups"].format(what=_cap(what), by=by, shown=shown, more=more)
+    if f.rank and f.rank.limit == 1:
+        s = t["rank_one_desc" if f.rank.order == "desc" else "rank_one_asc"].format(
+            label=_lab(top[label], t), what=what, value=_fmt(top[value_col]))
+    if f.rank and f.rank.limit and "tied" in columns:
+        last = rows[-1][value_col]
+        left_out = rows[-1][columns.index("tied")] - sum(1 for r in rows if r[value_col] == last)
+        if left_out > 0:
+            s += t["tied_one" if left_out == 1 else "tied_many"].format(n=left_out, value=_fmt(last))
+    return s
+
+
+def _by_group(pack: Pack, f: Frame, what: str, columns: list[str], rows: list, value_col: int | None,
+              t: dict) -> str:
+    """Several rows: a trend over periods or values by group."""
+    if columns[0] == "month":  # month numbers read as names; the rows keep the numbers
+        names = language(pack.raw.get("language", "en"))["month_names"]
+        rows = [[names.get(r[0], r[0]), *r[1:]] for r in rows]
+    what = _grouped_what(pack, f, what, columns, value_col, t)
+    if f.intent == "trend":
+        return _trend(what, columns, rows, value_col, t)
+    return _groups(pack, f, what, columns, rows, value_col, t)
 
 
 def explain(pack: Pack, f: Frame, columns: list[str], rows: list, value_col: int | None, notes: list[str],
             truncated: bool) -> str:
-    what = describe(pack, f)
-    if f.measure.kind in ("sum", "avg"):
-        fld = pack.entity(f.target).fields.get(f.measure.field or "")
-        unit = f" ({fld.unit})" if fld and fld.unit else ""
-        what = f"{'total' if f.measure.kind == 'sum' else 'average'} {fld.label if fld else f.measure.field}{unit} of {what}"
+    """The answer in one sentence, with the first note as its caveat."""
+    t = _templates(pack)
+    what = _measured(pack, f, describe(pack, f), t)
     if f.intent in ("list", "locate") and len(rows) == 1 and f.near and f.near.mode == "nearest" \
             and "distance_m" in columns:
-        ent = pack.entity(f.target)
-        name = rows[0][columns.index(ent.display)] if ent.display in columns else None
-        s = (f"The {describe(pack, f, one=True)} is {_lab(name) + ', ' if name is not None else ''}"
-             f"{float(rows[0][columns.index('distance_m')]):,.0f} m away.")
+        s = _nearest_one(pack, f, columns, rows, t)
     elif f.intent in ("list", "locate"):
-        s = f"Found {len(rows):,}{'+' if truncated else ''} {what}."
+        s = t["found_truncated" if truncated else "found"].format(n=len(rows), what=what)
     elif f.compare:
-        if f.measure.kind == "epdo":
-            what = f"{pack.convention('epdo', 'name', default='severity-weighted score')} of {what}"
-        vals = [(r[columns.index("side")], r[value_col]) for r in rows]
-        s = "; ".join(f"{lab}: {_fmt(v)}" for lab, v in vals)
-        if len(vals) == 2 and isinstance(vals[0][1], (int, float)) and isinstance(vals[1][1], (int, float)):
-            a, b = vals[0][1] or 0, vals[1][1] or 0
-            pct = f" ({(b - a) / a * 100:+.0f}%)" if a else ""
-            s += f"; difference {_fmt(b - a)}{pct}"
-        s = f"{what[0].upper() + what[1:]}: {s}."
+        s = _compared(pack, f, what, columns, rows, value_col, t)
     elif not rows:
-        s = f"No {what} were found."
+        s = t["none_found"].format(what=what)
     elif len(rows) == 1 and value_col is not None and len(columns) <= 4 and not f.group_by:
-        v = rows[0][value_col]
-        if f.measure.kind in ("sum", "avg"):
-            s = f"The {what} is {_fmt(v) if v is not None else 'unknown (no values)'}."
-        elif f.intent == "share":
-            s = f"{_fmt(v)}% of {what} ({_fmt(rows[0][0])} of {_fmt(rows[0][1])})." if v is not None else f"No {what}."
-        elif f.measure.kind == "epdo":
-            s = f"The {pack.convention('epdo', 'name', default='severity-weighted')} score of {what} is {_fmt(v)}."
-        elif f.measure.kind == "rate":
-            s = f"{_fmt(v)} {pack.convention('epdo', 'name', default='weighted') + ' points of ' if f.measure.field == 'epdo' else ''}{what} per {f.measure.per:,} residents."
-        elif v == 1:
-            s = f"There was 1 {describe(pack, f, one=True)}."
-        else:
-            s = f"There were {_fmt(v)} {what}."
+        s = _single(pack, f, what, rows, value_col, t)
     else:
-        label = 0
-        if columns[label] == "month":  # month numbers read as names; the rows keep the numbers
-            names = language(pack.raw.get("language", "en"))["month_names"]
-            rows = [[names.get(r[0], r[0]), *r[1:]] for r in rows]
-        top = rows[0]
-        if f.measure.kind == "epdo" or f.measure.field == "epdo":
-            what = f"{pack.convention('epdo', 'name', default='severity-weighted score')} of {what}"
-        if f.measure.kind == "rate":
-            what = f"{what} per {f.measure.per or 1000:,} residents"
-        if f.intent == "share" and columns[value_col or 0] == "share_pct":
-            cond = " and ".join(p.text for p in f.share_of if p.text)
-            what = f"share (%) of {what}" + (f" ({cond})" if cond else "")
-        if f.intent == "trend" and len(rows) == 1:
-            s = f"{what[0].upper() + what[1:]}: {_fmt(top[value_col])}, all in {columns[label]} {_lab(top[label])}."
-        elif f.intent == "trend":
-            known = [r for r in rows if r[label] is not None] or rows  # records without the time part sort last
-            first, last = known[0], known[-1]
-            peak = max(known, key=lambda r: r[value_col] or 0)
-            s = (f"{what[0].upper() + what[1:]} by {columns[label]}: {_lab(first[label])}: {_fmt(first[value_col])}, "
-                 f"{_lab(last[label])}: {_fmt(last[value_col])}; peak {_lab(peak[label])} ({_fmt(peak[value_col])}).")
-        else:
-            shown = ", ".join(f"{_lab(r[label])} ({_fmt(r[value_col])})" for r in rows[:5])
-            fld = pack.entity(f.target).fields.get(columns[label]) or \
-                (pack.entity(f.near.entity).fields.get(columns[label]) if f.near and f.near.entity else None)
-            by = fld.label if fld else columns[label].replace("_", " ")
-            if f.having:  # 'towns with more than 100 crashes': say which groups were kept, and how many
-                by += f" ({len(rows):,} with {' and '.join(h.text for h in f.having)})"
-            s = f"{what[0].upper() + what[1:]} by {by}: {shown}" + \
-                (f" and {len(rows) - 5} more." if len(rows) > 5 else ".")
-            if f.rank and f.rank.limit == 1:
-                s = f"{_lab(top[label])} has the {'most' if f.rank.order == 'desc' else 'fewest'} {what} ({_fmt(top[value_col])})."
-            if f.rank and f.rank.limit and "tied" in columns:
-                last = rows[-1][value_col]
-                left_out = rows[-1][columns.index("tied")] - sum(1 for r in rows if r[value_col] == last)
-                if left_out > 0:
-                    s += (f" {left_out:,} more {'ties' if left_out == 1 else 'tie'} with the last one shown "
-                          f"({_fmt(last)}), not listed.")
+        s = _by_group(pack, f, what, columns, rows, value_col, t)
     if notes:
-        s += " Note: " + notes[0] + "."
+        s += t["note"].format(note=notes[0])
     return s

@@ -87,37 +87,9 @@ class Repairer:
         if q.op in ("time", "near", "place", "area_attr", "near_place"):
             return q
         if q.op == "any" and not q.concept:  # conditions joined by 'or': each resolved, any may hold
-            resolved = [self._resolve_pred(ent, m, f"{path}.any_of[{j}]", log, r) for j, m in enumerate(q.any_of)]
-            for m, res in zip(q.any_of, resolved):
-                if res is not None:
-                    res.negate = m.negate
-            members = [m for m in resolved if m is not None]
-            if len(members) <= 1:
-                return replace(members[0], negate=q.negate != members[0].negate) if members else None
-            first = members[0]
-            if all(m.op == "in" and m.field == first.field and not m.negate for m in members):  # one field: one list
-                values = [v for m in members for v in m.values]
-                # no concept: the values are the union, which a replay must not re-derive from one concept
-                return Predicate(field=first.field, op="in", values=list(dict.fromkeys(values)), entity=ent.name,
-                                 text=q.text, negate=q.negate)
-            return Predicate(op="any", any_of=members, text=q.text, entity=ent.name, negate=q.negate)
+            return self._resolve_any(ent, q, path, log, r)
         if q.concept:
-            c = self.pack.concepts.get(q.concept)
-            where = c.where.get(ent.name) if c else None
-            if where is None:
-                r.notes.append(f"'{q.text or q.concept}' cannot be applied to {ent.plural}: left out")
-                r.problems.append(f"'{q.text or q.concept}' is not recorded for {ent.plural}")
-                log("filter_dropped", path, q.concept, None, f"{ent.label} records have no field for '{q.text}'")
-                return None
-            parts = where.get("any", [where])
-            built = [self._from_where(ent, w, q.text, path, log, r) for w in parts]
-            built = [b for b in built if b]
-            if not built:
-                return None
-            if len(built) == 1:
-                built[0].concept = q.concept
-                return built[0]
-            return Predicate(op="any", any_of=built, concept=q.concept, text=q.text, entity=ent.name)
+            return self._resolve_concept(ent, q, path, log, r)
         area = self.pack.entities.get(q.entity or "")
         if q.op in ("gt", "gte", "lt", "lte") and area is not None and area.area and q.entity != ent.name:
             # 'in towns over 20k people': records in the areas whose attribute meets the condition
@@ -147,6 +119,42 @@ class Repairer:
             log("filter_dropped", path, asdict(q), None, f"operator '{q.op}' cannot be applied to {q.field}")
             r.problems.append(f"'{q.text or q.field}': the condition '{q.op}' is not one MapAsk can apply")
         return built
+
+    def _resolve_any(self, ent: Entity, q: Predicate, path: str, log, r: RepairResult) -> Predicate | None:
+        """Conditions joined by 'or': each resolved; several on one field become one list of values."""
+        resolved = [self._resolve_pred(ent, m, f"{path}.any_of[{j}]", log, r) for j, m in enumerate(q.any_of)]
+        for m, res in zip(q.any_of, resolved):
+            if res is not None:
+                res.negate = m.negate
+        members = [m for m in resolved if m is not None]
+        if len(members) <= 1:  # (a group left out leaves out its one member)
+            return replace(members[0], negate=q.negate != members[0].negate) if members else None
+        first = members[0]
+        if all(m.op == "in" and m.field == first.field and not m.negate for m in members):  # one field: one list
+            values = [v for m in members for v in m.values]
+            # no concept: the values are the union, which a replay must not re-derive from one concept
+            return Predicate(field=first.field, op="in", values=list(dict.fromkeys(values)), entity=ent.name,
+                             text=q.text, negate=q.negate)
+        return Predicate(op="any", any_of=members, text=q.text, entity=ent.name, negate=q.negate)
+
+    def _resolve_concept(self, ent: Entity, q: Predicate, path: str, log, r: RepairResult) -> Predicate | None:
+        """A pack concept through its 'where' for these records, or None (left out, said) when it has none."""
+        c = self.pack.concepts.get(q.concept)
+        where = c.where.get(ent.name) if c else None
+        if where is None:
+            r.notes.append(f"'{q.text or q.concept}' cannot be applied to {ent.plural}: left out")
+            r.problems.append(f"'{q.text or q.concept}' is not recorded for {ent.plural}")
+            log("filter_dropped", path, q.concept, None, f"{ent.label} records have no field for '{q.text}'")
+            return None
+        parts = where.get("any", [where])
+        built = [self._from_where(ent, w, q.text, path, log, r) for w in parts]
+        built = [b for b in built if b]
+        if not built:
+            return None
+        if len(built) == 1:
+            built[0].concept = q.concept
+            return built[0]
+        return Predicate(op="any", any_of=built, concept=q.concept, text=q.text, entity=ent.name)
 
     def _threshold(self, ent: Entity, q: Predicate, path: str, log, r: RepairResult) -> Predicate | None:
         """'75 or older' on a number field stays a comparison; on a field published as bands ('75-84', '>84')
@@ -318,29 +326,9 @@ class Repairer:
                 log("group_dropped", f"group_by[{i}]", g.key, None, f"{ent.plural} are what is counted")
                 continue
             if g.kind == "field":
-                keys = field_keys(g.key, ent.name)
-                own = [fn for en, fn in keys if en == ent.name and fn in ent.fields]
-                if not own:
-                    labels = {self.pack.entities[en].fields[fn].label for en, fn in keys if en in self.pack.entities}
-                    own = [fn for fn, fd in ent.fields.items() if fd.label in labels]
-                if not own:
-                    place = next((self.pack.entities[en].fields[fn].place for en, fn in keys
-                                  if en in self.pack.entities), None)
-                    area = next((e for e in self.pack.entities.values() if e.area and place and e.name == place), None)
-                    if area:
-                        if ent.coverage.get("town") and area.coverage.get("town") is None:
-                            r.problems.append(f"every {ent.label} record is in {ent.coverage['town'].title()}: "
-                                              f"grouping them by {area.label} says nothing")
-                        out.append(Group("area", area.name))
-                        log("group_spatial", f"group_by[{i}]", g.key, area.name, f"{ent.label} has no {place} field")
-                        continue
-                    log("group_dropped", f"group_by[{i}]", g.key, None, f"{ent.label} has no such field")
-                    r.problems.append(f"{ent.plural} cannot be grouped by {g.key.split('.')[-1]}")
-                    continue
-                ng = Group("field", own[0])
-                if ng.key != g.key:
-                    log("group_field", f"group_by[{i}]", g.key, ng.key, f"the field of {ent.label}")
-                out.append(ng)
+                ng = self._field_group(ent, g, i, log, r)
+                if ng is not None:
+                    out.append(ng)
             elif g.kind == "area":
                 area = self.pack.entities.get(g.key)
                 pf = ent.places.get(g.key)
@@ -371,6 +359,32 @@ class Repairer:
                     continue
                 out.append(g)
         f.group_by = out
+
+    def _field_group(self, ent: Entity, g: Group, i: int, log, r: RepairResult) -> Group | None:
+        """A grouping by a field: the records' own field (or one with the same label), else the area that
+        field names (grouped spatially), else None (dropped, said as a problem)."""
+        keys = field_keys(g.key, ent.name)
+        own = [fn for en, fn in keys if en == ent.name and fn in ent.fields]
+        if not own:
+            labels = {self.pack.entities[en].fields[fn].label for en, fn in keys if en in self.pack.entities}
+            own = [fn for fn, fd in ent.fields.items() if fd.label in labels]
+        if not own:
+            place = next((self.pack.entities[en].fields[fn].place for en, fn in keys
+                          if en in self.pack.entities), None)
+            area = next((e for e in self.pack.entities.values() if e.area and place and e.name == place), None)
+            if area:
+                if ent.coverage.get("town") and area.coverage.get("town") is None:
+                    r.problems.append(f"every {ent.label} record is in {ent.coverage['town'].title()}: "
+                                      f"grouping them by {area.label} says nothing")
+                log("group_spatial", f"group_by[{i}]", g.key, area.name, f"{ent.label} has no {place} field")
+                return Group("area", area.name)
+            log("group_dropped", f"group_by[{i}]", g.key, None, f"{ent.label} has no such field")
+            r.problems.append(f"{ent.plural} cannot be grouped by {g.key.split('.')[-1]}")
+            return None
+        ng = Group("field", own[0])
+        if ng.key != g.key:
+            log("group_field", f"group_by[{i}]", g.key, ng.key, f"the field of {ent.label}")
+        return ng
 
     def _groups_with_none(self, f: Frame, log) -> None:
         """'towns with no crashes': groups by a place field list only places with records, so a condition a

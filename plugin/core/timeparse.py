@@ -2,23 +2,70 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from .text import to_number
 from .tokens import Span
 
 YEAR = r"(19[5-9]\d|20[0-4]\d)"
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")  # {months}, {from}; never a repetition such as {1,2}
 
 
+@dataclass(frozen=True)
+class TimeRule:
+    """One rule of lang/<code>/time.yaml: `kind` names the reader of its match, `words` its own word lists."""
+    name: str
+    kind: str
+    pattern: re.Pattern
+    words: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-def _hour(num: str, ampm: str | None) -> int | None:
-    if num in ("midnight", "noon"):
-        return 0 if num == "midnight" else 12
+def _alt(words, escape: bool = True, longest_first: bool = True) -> str:
+    """Words as a regex alternation; longest first so that 'christmas eve' is tried before 'christmas'."""
+    out = [re.escape(w) if escape else w for w in words]
+    return "|".join(sorted(out, key=len, reverse=True) if longest_first else out)
+
+
+def _placeholders(lang: dict, doc: dict) -> dict[str, str]:
+    """What a rule's {placeholder} stands for: the language's word lists, as alternations."""
+    fill = {
+        "months": _alt(lang["months"], escape=False), "days": _alt(lang["days"], escape=False),
+        "holidays": _alt(lang.get("holidays", {})) or "(?!)", "units": _alt(lang["units"]),
+        "nums": r"(\d+(?:\.\d+)?|" + _alt(lang["number_words"], escape=False) + ")",
+        "periods": _alt(lang.get("periods", {})), "seasons": _alt(lang["seasons"], escape=False),
+        "weekend": _alt(lang["weekend"], longest_first=False), "weekday": _alt(lang["weekday"], longest_first=False),
+        "time_of_day": _alt(lang["time_of_day"]), "year": YEAR,
+        "hr": r"(\d{1,2}(?::\d\d)?|" + _alt(doc.get("hour_words", {}), longest_first=False) + ")",
+        "ampm": _alt(doc.get("meridiem", {}), longest_first=False),
+        "day_parts": _alt(doc.get("day_parts", {}), longest_first=False),
+    }
+    fill.update({f"cue_{name}": _alt(words) for name, words in lang["cues"].items()})
+    return fill
+
+
+def load_rules(doc: dict, lang: dict) -> list[TimeRule]:
+    """The rules of a time rule file, their patterns filled in and compiled, in the file's order."""
+    fill = _placeholders(lang, doc)
+    rules = []
+    for r in doc.get("rules", []):
+        if r["kind"] not in READERS:
+            raise ValueError(f"time rule '{r['name']}': no reader for kind '{r['kind']}'")
+        words = {k: tuple(v) for k, v in (r.get("words") or {}).items()}
+        own = {k: _alt(v, longest_first=False) for k, v in words.items()}
+        pattern = _PLACEHOLDER.sub(lambda m: own[m.group(1)] if m.group(1) in own else fill[m.group(1)], r["pattern"])
+        rules.append(TimeRule(r["name"], r["kind"], re.compile(pattern), words))
+    return rules
+
+
+def _hour(num: str, half: str | None, named: dict[str, int]) -> int | None:
+    """'7', '7:30' or a named hour, in the half of the day `half` ('pm': 7 is 19); None when no hour."""
+    if num in named:
+        return named[num]
     h = int(float(num.split(":")[0]))
-    if ampm == "pm" and h < 12:
+    if half == "pm" and h < 12:
         h += 12
-    if ampm == "am" and h == 12:
+    if half == "am" and h == 12:
         h = 0
     return h if 0 <= h <= 23 else None
 
@@ -32,203 +79,245 @@ def _hours_between(a: int, b: int) -> list[int]:
     return out or [a]
 
 
+def _introduced(m: re.Match, intro: tuple[str, ...]) -> bool:
+    """The match opens with one of the words that make an ambiguous word a time ('in may', 'on sun')."""
+    return m.group(0).startswith(tuple(w + " " for w in intro))
+
+
 class TimeParser:
     """Regex passes over the normalised text; each match becomes a locked Span."""
 
-    def __init__(self, lang: dict, seasons: dict[str, list[int]]):
+    def __init__(self, lang: dict, seasons: dict[str, list[int]], rules: dict):
         self.lang = lang
         self.seasons = seasons
-        months = "|".join(sorted(lang["months"], key=len, reverse=True))
-        days = "|".join(sorted(lang["days"], key=len, reverse=True))
-        holidays = "|".join(sorted((re.escape(h) for h in lang.get("holidays", {})), key=len, reverse=True)) or "(?!)"
-        self._days = days
-        units = "|".join(sorted((re.escape(u) for u in lang["units"]), key=len, reverse=True))
-        nums = r"(\d+(?:\.\d+)?|" + "|".join(sorted(lang["number_words"], key=len, reverse=True)) + ")"
-        cue = lambda name: "|".join(sorted((re.escape(c) for c in lang["cues"][name]), key=len, reverse=True))
-        periods = "|".join(sorted((re.escape(k) for k in lang.get("periods", {})), key=len, reverse=True))
-        hr = r"(\d{1,2}(?::\d\d)?|midnight|noon)"
-        self.patterns: list[tuple[str, re.Pattern]] = [
-            ("distance", re.compile(rf"\b{nums} ({units})\b")),
-            ("topn", re.compile(rf"\b(?:top|first|best|worst|highest|lowest|bottom|which|what) {nums}\b|\b{nums} (?:most|highest|worst|least|fewest|lowest|safest|busiest|top)\b|\b(?:nearest|closest) {nums}\b|\b(?:show|list|give) all {nums}\b|\b{nums} (?=(?:\w+ ){{0,2}}(?:nearest|closest)\b)")),
-            ("per", re.compile(r"\bper (\d+) (?:residents|people|inhabitants|population|persons|capita)\b")),
-            ("hour_range", re.compile(rf"\b(?:between|from) {hr} ?(am|pm)? (?:and|to|up to|until|till|through|thru) {hr} ?(am|pm)?(?: in the (morning|afternoon|evening))?\b")),
-            # '7-9am', '3 to 5 pm': a range without 'between' needs its am/pm, or '5 to 10' would be hours
-            ("hour_range", re.compile(rf"\b{hr} ?(am|pm)? to {hr} ?(am|pm)(?: in the (morning|afternoon|evening))?\b")),
-            ("date_range", re.compile(rf"\b(?:between|from) ({months}) (\d{{1,2}}) (?:{YEAR} )?(?:and|to|through|until) (?:({months}) )?(\d{{1,2}}) ?{YEAR}?\b")),
-            ("date_since", re.compile(rf"\b(since|after|from|starting|before|prior to|until|through) ({months}) (\d{{1,2}})(?: {YEAR})?\b")),
-            ("month_range", re.compile(rf"\b(?:(?:from|between) ({months}) (?:to|and|through|thru|until|till)|({months}) (?:through|thru|until|till|to)) ({months})\b(?! \d)")),
-            ("month_since", re.compile(rf"\b(since|after|starting in|starting|before|prior to|until|till) ({months})\b(?! \d)")),
-            ("date", re.compile(rf"\b(?:on )?({months}) (\d{{1,2}})(?: {YEAR})?\b")),
-            ("holiday", re.compile(rf"\b(?:on )?({holidays})(?: day)?(?: (?:of |in )?{YEAR})?\b")),
-            ("dom", re.compile(rf"\b(?:on )?(?:the )?(\d{{1,2}}) of ({months})(?: {YEAR})?\b")),
-            ("period", re.compile(rf"\b(?:in |during )?(?:the )?({periods})(?: of {YEAR})?\b")),
-            ("hour_after", re.compile(r"\b(after|before|since) (\d{1,2}(?::\d\d)?) ?(am|pm)\b")),
-            ("hour_onward", re.compile(r"\b(\d{1,2}(?::\d\d)?) ?(am|pm) (or later|and later|onwards|onward|or after|or earlier|and earlier|or before)\b")),
-            ("hour_at", re.compile(r"\b(?:at |around )?(\d{1,2}(?::\d\d)?) ?(am|pm)\b")),
-            ("hour_24", re.compile(r"\b(?:at |around )?(\d{1,2}):(\d\d)\b")),
-            ("latest", re.compile(rf"\b(?:in |during |for )?(?:the )?({cue('latest')})\b")),
-            ("last_n", re.compile(rf"\b(?:in |during |over |for )?(?:the )?(?:{cue('last_n')}) {nums} years?\b")),
-            ("year_range", re.compile(rf"\b(?:between|from) {YEAR} (?:and|to|through|thru|until) {YEAR}\b|\bfor {YEAR} (?:to|through|thru|until) {YEAR}\b|\b{YEAR} (?:to|through|thru) {YEAR}\b")),
-            ("year_onward", re.compile(rf"\b{YEAR} (onwards?|forward|and after|and later|or later|and beyond|and up|and since|"
-                                       rf"and before|and earlier|or earlier|and prior)\b")),
-            ("year_since", re.compile(rf"\b(since|after|from|starting in|starting|beginning in|as of|before|prior to|until|till|up to|through|earlier than) {YEAR}\b")),
-            ("month_year", re.compile(rf"\b(?:in |during )?({months}) (?:of )?{YEAR}\b")),
-            ("year", re.compile(rf"\b(?:in |during |for |of )?{YEAR}\b")),
-            ("month", re.compile(rf"\b(?:in |during )?({months})\b")),
-            ("weekend", re.compile(r"\b(?:on |during |over )?(?:the )?(" + "|".join(map(re.escape, lang["weekend"])) + r")\b")),
-            ("weekday", re.compile(r"\b(?:on |during )?(?:the )?(" + "|".join(map(re.escape, lang["weekday"])) + r")\b")),
-            ("day_dom", re.compile(rf"\b(?:on )?(?:a )?({days}) the (\d{{1,2}})\b")),
-            ("day_range", re.compile(rf"\b(?:from )?({days}) (?:thru|through|to|until|till) ({days})\b")),
-            ("day", re.compile(rf"\b(?:on |during )?(?:a )?({days})\b")),
-            ("season", re.compile(r"\b(?:in |during |in the |during the )?(" + "|".join(sorted(lang["seasons"], key=len, reverse=True)) + r")\b")),
-            ("tod", re.compile(r"\b(?:in the |during the |at |in |during )?(" + "|".join(sorted(map(re.escape, lang["time_of_day"]), key=len, reverse=True)) + r")\b")),
-        ]
+        self.hour_words: dict[str, int] = dict(rules.get("hour_words") or {})
+        self.meridiem: dict[str, str] = dict(rules.get("meridiem") or {})
+        self.day_parts: dict[str, str] = dict(rules.get("day_parts") or {})
+        self.day_alternation = _alt(lang["days"], escape=False)  # for the words around a day ('sat or sun')
+        self.rules = load_rules(rules, lang)
 
-    def parse(self, text: str) -> list[Span]:
-        """Spans over token positions; earlier patterns win where they overlap."""
+    def read(self, text: str) -> list[tuple[TimeRule, int, int, Any, str]]:
+        """(rule, first token, end token, value, text matched) of every match kept, in rule order; earlier rules
+        win where they overlap."""
         starts = [m.start() for m in re.finditer(r"\S+", text)]
+
         def tok_index(pos: int) -> int:
             return max(i for i, s in enumerate(starts) if s <= pos)
-        spans: list[Span] = []
+        out: list[tuple[TimeRule, int, int, Any, str]] = []
         used: set[int] = set()
-        for kind, pat in self.patterns:
-            for m in pat.finditer(text):
+        for rule in self.rules:
+            for m in rule.pattern.finditer(text):
                 a, b = tok_index(m.start()), tok_index(m.end() - 1) + 1
                 if any(i in used for i in range(a, b)):
                     continue
-                value = self._value(kind, m)
+                value = READERS[rule.kind](self, rule, m)
                 if value is None:
                     continue
-                spans.append(Span(a, b, "time" if kind not in ("distance", "topn", "per") else kind, value,
-                                  m.group(0)))
+                out.append((rule, a, b, value, m.group(0)))
                 used.update(range(a, b))
+        return out
+
+    def parse(self, text: str) -> list[Span]:
+        """Spans over token positions; earlier patterns win where they overlap."""
+        spans = []
+        for rule, a, b, value, said in self.read(text):
+            spans.append(Span(a, b, "time", value, said))
+            if rule.kind in ("distance", "topn", "per"):  # spans of their own kind; every other rule's is a time
+                spans[-1].kind = rule.kind
         return sorted(spans, key=lambda s: s.start)
 
-    def _num(self, tok: str) -> float | None:
+    def num(self, tok: str) -> float | None:
         return to_number(tok, self.lang)
 
-    def _value(self, kind: str, m: re.Match) -> Any:
-        g = m.groups()
-        if kind == "hour_range":
-            if not (g[1] or g[3] or g[4]) and not any(x in ("midnight", "noon") for x in (g[0], g[2])):
-                return None  # "between 2012 and 2016" is not a time of day
-            late = g[4] in ("afternoon", "evening")
-            ampm = g[3] or ("pm" if late else "am" if g[4] else None)
-            a, b = _hour(g[0], g[1] or ampm), _hour(g[2], ampm)
-            if b is not None and ":" in g[2] and not g[2].endswith(":00"):
-                b = (b + 1) % 24  # 'until 3:59' includes the hour 3
-            return {"hours": _hours_between(a, b)} if a is not None and b is not None else None
-        if kind == "hour_after":
-            h = _hour(g[1], g[2])
-            if h is None:
-                return None
-            return {"hours": list(range(h, 24)) if g[0] in ("after", "since") else list(range(0, h))}
-        if kind == "hour_onward":
-            h = _hour(g[0], g[1])
-            if h is None:
-                return None
-            return {"hours": list(range(0, h + 1)) if "earlier" in g[2] or "before" in g[2] else list(range(h, 24))}
-        if kind == "hour_at":
-            h = _hour(g[0], g[1])
-            return {"hours": [h]} if h is not None else None
-        if kind == "hour_24":
-            h = int(g[0])
-            return {"hours": [h]} if 0 <= h <= 23 else None
-        if kind in ("date", "dom", "holiday"):
-            mon, day, year = (g[0], g[1], g[2]) if kind == "date" else (g[1], g[0], g[2]) if kind == "dom" else \
-                (*self.lang["holidays"][g[0]], g[1])
-            m, d = mon if kind == "holiday" else self.lang["months"][mon], int(day)
-            if not 1 <= d <= 31:
-                return None
-            if year:
-                iso = f"{year}-{m:02d}-{d:02d}"
-                return {"date_from": iso, "date_to": iso}
-            return {"months": [m], "days_of_month": [d]}
-        if kind == "date_range":
-            m1, d1, y1, m2, d2, y2 = g
-            y = y2 or y1
-            if not y:
-                return None
-            m2 = m2 or m1
-            return {"date_from": f"{y1 or y}-{self.lang['months'][m1]:02d}-{int(d1):02d}",
-                    "date_to": f"{y}-{self.lang['months'][m2]:02d}-{int(d2):02d}"}
-        if kind == "date_since":
-            word, mon, day, year = g
-            if not year:
-                return None
-            iso = f"{year}-{self.lang['months'][mon]:02d}-{int(day):02d}"
-            return {"date_from": iso} if word in ("since", "after", "from", "starting") else {"date_to": iso}
-        if kind == "period":
-            out = {"months": list(self.lang["periods"][g[0]]), "label": g[0]}
-            if g[1]:
-                out["years"] = [int(g[1])]
-            return out
-        if kind == "day_dom":
-            return {"isodow": [self.lang["days"][g[0]]], "days_of_month": [int(g[1])]}
-        if kind == "latest":
-            return {"latest_year": True}
-        if kind == "last_n":
-            n = self._num(g[0])
-            return {"last_n_years": int(n)} if n else None
-        if kind == "year_range":
-            ys = [int(y) for y in g if y]
-            return {"year_range": (min(ys), max(ys)), "connector": m.group(0)}
-        if kind == "month_range":
-            a, b = self.lang["months"][g[0] or g[1]], self.lang["months"][g[2]]
-            return {"months": list(range(a, b + 1)) if a <= b else list(range(a, 13)) + list(range(1, b + 1))}
-        if kind == "month_since":
-            # 'since october': the rest of the latest year; 'before march': its first months
-            word, m = g[0], self.lang["months"][g[1]]
-            months = list(range(m + (word == "after"), 13)) if word in ("since", "after", "starting in", "starting") \
-                else list(range(1, m))
-            return {"months": months, "latest_year": True} if months else None
-        if kind == "year_onward":
-            y, word = int(g[0]), g[1]
-            return {"year_to": y} if word in ("and before", "and earlier", "or earlier", "and prior") else {"year_from": y}
-        if kind == "year_since":
-            word, y = g[0], int(g[1])
-            if word in ("since", "from", "starting in", "starting", "beginning in", "as of"):
-                return {"year_from": y}
-            if word == "after":
-                return {"year_from": y + 1}
-            if word in ("before", "prior to", "earlier than"):
-                return {"year_to": y - 1}
-            return {"year_to": y}
-        if kind == "month_year":
-            return {"months": [self.lang["months"][g[0]]], "years": [int(g[1])]}
-        if kind == "year":
-            return {"years": [int(g[0])]}
-        if kind == "month":
-            if g[0] in ("may", "mar", "jan", "dec", "sat", "sun") and not m.group(0).startswith(("in ", "during ")):
-                return None  # 'may' and friends are ordinary words unless introduced by in/during
-            return {"months": [self.lang["months"][g[0]]]}
-        if kind == "weekend":
-            return {"isodow": [6, 7], "label": "weekend"}
-        if kind == "weekday":
-            return {"isodow": [1, 2, 3, 4, 5], "label": "weekday"}
-        if kind == "day_range":  # 'monday thru friday', 'fri to sun': every day from the first to the last
-            a, b = self.lang["days"][g[0]], self.lang["days"][g[1]]
-            return {"isodow": [(a - 1 + i) % 7 + 1 for i in range((b - a) % 7 + 1)]}
-        if kind == "day":
-            # 'sun', 'sat': ordinary words unless introduced by on/during or linked to another day ('sat or sun')
-            linked = re.search(rf"\b(?:{self._days}) (?:or|and|to) $", m.string[max(0, m.start() - 16):m.start()]) or \
-                re.match(rf" (?:or|and|to) (?:{self._days})\b", m.string[m.end():m.end() + 16])
-            if g[0] in ("sun", "sat", "wed", "mon") and not m.group(0).startswith(("on ", "during ")) and not linked:
-                return None
-            return {"isodow": [self.lang["days"][g[0]]]}
-        if kind == "season":
-            name = self.lang["seasons"][g[0]]
-            if name == "fall" and not m.group(0).startswith(("in", "during")):
-                return None  # 'fall' is also a verb
-            return {"months": list(self.seasons.get(name, [])), "season": name}
-        if kind == "tod":
-            return {"hours": list(self.lang["time_of_day"][g[0]]), "vague": True}
-        if kind == "distance":
-            n = self._num(g[0])
-            return {"metres": n * self.lang["units"][g[1]], "text": m.group(0)} if n is not None else None
-        if kind == "topn":
-            n = self._num(next(x for x in g if x))
-            return {"n": int(n)} if n else None
-        if kind == "per":
-            return {"per": int(g[0])}
+    def half(self, word: str | None) -> str | None:
+        """The half of the day an 'am'/'pm' word names."""
+        return self.meridiem.get(word) if word else None
+
+    def hour(self, num: str, half: str | None) -> int | None:
+        return _hour(num, half, self.hour_words)
+
+    def month(self, word: str) -> int:
+        return self.lang["months"][word]
+
+
+# Readers: one per rule kind, from a match to a span value (None: the match is not what it looks like).
+Reader = Callable[[TimeParser, TimeRule, re.Match], Any]
+
+
+def _hour_range(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    g = m.groups()
+    if not (g[1] or g[3] or g[4]) and not any(x in p.hour_words for x in (g[0], g[2])):
+        return None  # a range of years is not a time of day
+    half = p.half(g[3]) or p.day_parts.get(g[4] or "")
+    a, b = p.hour(g[0], p.half(g[1]) or half), p.hour(g[2], half)
+    if b is not None and ":" in g[2] and not g[2].endswith(":00"):
+        b = (b + 1) % 24  # 'until 3:59' includes the hour 3
+    return {"hours": _hours_between(a, b)} if a is not None and b is not None else None
+
+
+def _hour_after(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    word, num, ampm = m.groups()
+    h = p.hour(num, p.half(ampm))
+    if h is None:
         return None
+    return {"hours": list(range(h, 24)) if word in r.words["from"] else list(range(0, h))}
+
+
+def _hour_onward(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    num, ampm, word = m.groups()
+    h = p.hour(num, p.half(ampm))
+    if h is None:
+        return None
+    return {"hours": list(range(0, h + 1)) if word in r.words["to"] else list(range(h, 24))}
+
+
+def _hour_at(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    h = p.hour(m.group(1), p.half(m.group(2)))
+    return {"hours": [h]} if h is not None else None
+
+
+def _hour_24(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    h = int(m.group(1))
+    return {"hours": [h]} if 0 <= h <= 23 else None
+
+
+def _day_of_year(month: int, day: str | int, year: str | None) -> Any:
+    """One day: a date in a year, or that day of that month in every year."""
+    d = int(day)
+    if not 1 <= d <= 31:
+        return None
+    if year:
+        iso = f"{year}-{month:02d}-{d:02d}"
+        return {"date_from": iso, "date_to": iso}
+    return {"months": [month], "days_of_month": [d]}
+
+
+def _date(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    mon, day, year = m.groups()
+    return _day_of_year(p.month(mon), day, year)
+
+
+def _dom(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    day, mon, year = m.groups()
+    return _day_of_year(p.month(mon), day, year)
+
+
+def _holiday(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    mon, day = p.lang["holidays"][m.group(1)]
+    return _day_of_year(mon, day, m.group(2))
+
+
+def _date_range(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    m1, d1, y1, m2, d2, y2 = m.groups()
+    y = y2 or y1
+    if not y:
+        return None
+    m2 = m2 or m1
+    return {"date_from": f"{y1 or y}-{p.month(m1):02d}-{int(d1):02d}",
+            "date_to": f"{y}-{p.month(m2):02d}-{int(d2):02d}"}
+
+
+def _date_since(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    word, mon, day, year = m.groups()
+    if not year:
+        return None
+    iso = f"{year}-{p.month(mon):02d}-{int(day):02d}"
+    return {"date_from": iso} if word in r.words["from"] else {"date_to": iso}
+
+
+def _period(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    name, year = m.groups()
+    out = {"months": list(p.lang["periods"][name]), "label": name}
+    if year:
+        out["years"] = [int(year)]
+    return out
+
+
+def _month_range(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    g = m.groups()
+    a, b = p.month(g[0] or g[1]), p.month(g[2])
+    return {"months": list(range(a, b + 1)) if a <= b else list(range(a, 13)) + list(range(1, b + 1))}
+
+
+def _month_since(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    word, mon = m.group(1), p.month(m.group(2))
+    months = list(range(mon + (word in r.words["exclusive"]), 13)) if word in r.words["from"] \
+        else list(range(1, mon))
+    return {"months": months, "latest_year": True} if months else None
+
+
+def _year_range(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    ys = [int(y) for y in m.groups() if y]
+    return {"year_range": (min(ys), max(ys)), "connector": m.group(0)}
+
+
+def _year_onward(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    y, word = int(m.group(1)), m.group(2)
+    return {"year_to": y} if word in r.words["to"] else {"year_from": y}
+
+
+def _year_since(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    word, y = m.group(1), int(m.group(2))
+    shift = int(word in r.words["exclusive"])
+    return {"year_from": y + shift} if word in r.words["from"] else {"year_to": y - shift}
+
+
+def _month(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    if m.group(1) in r.words["ambiguous"] and not _introduced(m, r.words["intro"]):
+        return None
+    return {"months": [p.month(m.group(1))]}
+
+
+def _day_range(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    """'monday thru friday', 'fri to sun': every day from the first to the last."""
+    a, b = p.lang["days"][m.group(1)], p.lang["days"][m.group(2)]
+    return {"isodow": [(a - 1 + i) % 7 + 1 for i in range((b - a) % 7 + 1)]}
+
+
+def _day(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    links = _alt(r.words["links"], longest_first=False)
+    linked = re.search(rf"\b(?:{p.day_alternation}) (?:{links}) $", m.string[max(0, m.start() - 16):m.start()]) or \
+        re.match(rf" (?:{links}) (?:{p.day_alternation})\b", m.string[m.end():m.end() + 16])
+    if m.group(1) in r.words["ambiguous"] and not _introduced(m, r.words["intro"]) and not linked:
+        return None
+    return {"isodow": [p.lang["days"][m.group(1)]]}
+
+
+def _season(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    name = p.lang["seasons"][m.group(1)]
+    if name in r.words["ambiguous"] and not _introduced(m, r.words["intro"]):
+        return None
+    return {"months": list(p.seasons.get(name, [])), "season": name}
+
+
+def _distance(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    n = p.num(m.group(1))
+    return {"metres": n * p.lang["units"][m.group(2)], "text": m.group(0)} if n is not None else None
+
+
+def _topn(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    n = p.num(next(x for x in m.groups() if x))
+    return {"n": int(n)} if n else None
+
+
+def _last_n(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    n = p.num(m.group(1))
+    return {"last_n_years": int(n)} if n else None
+
+
+READERS: dict[str, Reader] = {
+    "hour_range": _hour_range, "hour_after": _hour_after, "hour_onward": _hour_onward, "hour_at": _hour_at,
+    "hour_24": _hour_24, "date": _date, "dom": _dom, "holiday": _holiday, "date_range": _date_range,
+    "date_since": _date_since, "period": _period, "month_range": _month_range, "month_since": _month_since,
+    "year_range": _year_range, "year_onward": _year_onward, "year_since": _year_since, "month": _month,
+    "day_range": _day_range, "day": _day, "season": _season, "distance": _distance, "topn": _topn,
+    "last_n": _last_n,
+    "day_dom": lambda p, r, m: {"isodow": [p.lang["days"][m.group(1)]], "days_of_month": [int(m.group(2))]},
+    "latest": lambda p, r, m: {"latest_year": True},
+    "month_year": lambda p, r, m: {"months": [p.month(m.group(1))], "years": [int(m.group(2))]},
+    "year": lambda p, r, m: {"years": [int(m.group(1))]},
+    "weekend": lambda p, r, m: {"isodow": [6, 7], "label": "weekend"},
+    "weekday": lambda p, r, m: {"isodow": [1, 2, 3, 4, 5], "label": "weekday"},
+    "tod": lambda p, r, m: {"hours": list(p.lang["time_of_day"][m.group(1)]), "vague": True},
+    "per": lambda p, r, m: {"per": int(m.group(1))},
+}
