@@ -34,3 +34,28 @@ def _name(kind: str, value) -> str:
     if kind in ("label", "field") and isinstance(value, (tuple, list)) and len(value) >= 2:
         return str(value[1]).lower()
     return str(value).lower() if isinstance(value, str) else ""
+
+
+def ambiguous_words(spans: list[Span], clauses: list) -> list[str]:
+    """Texts of spans in the asking clauses read more than one way ('road': a surface field or the street layer)."""
+    asked = {i for c in clauses if c.kind == "question" for i in range(c.start, c.end)} if clauses else None
+    out = []
+    for s in spans:
+        if asked is not None and s.start not in asked:
+            continue
+        kinds = {(k, json.dumps(v, default=str)) for k, v in (s.items or []) if k in _NAMED}
+        if len(kinds) > 1:
+            out.append(s.text)
+    return out
+
+
+def unused_numbers(tokens: list[str], clauses: list, frame: Frame) -> list[str]:
+    """Numbers said in the asking clauses that the frame does not hold (a threshold or band read another way)."""
+    blob = json.dumps(asdict(frame), default=str)
+    asked = {i for c in clauses if c.kind == "question" for i in range(c.start, c.end)} if clauses else range(len(tokens))
+    out = []
+    for i in sorted(asked):
+        t = tokens[i] if i < len(tokens) else ""
+        if t.replace(".", "", 1).isdigit() and t not in blob and str(float(t)) not in blob:
+            out.append(t)
+    return out

@@ -59,7 +59,12 @@ def _coverage(ev: Evidence) -> list[tuple[str, float, str]]:
     u, reps = ev.understood, ev.repairs
     codes = [r.code for r in reps]
     ctx, corr, unused = u.get("context", []), u.get("corrections", []), u.get("unused", [])
+    amb, nums = u.get("ambiguous", []), u.get("numbers_unused", [])
     return [
+        ("ambiguous_words", min(len(amb), 3), "words with several readings: " + ", ".join(amb)
+         if amb else "every word had one reading"),
+        ("numbers_unused", min(len(nums), 2), "numbers of the question not in the answer: " + ", ".join(nums)
+         if nums else "every number was used"),
         ("unused_readings", min(len(unused), 3), "read but not used in the answer: " + ", ".join(unused)
          if unused else "every word read was used"),
         ("context_words", min(len(ctx), 5) / 5, f"taken as context: {', '.join(ctx)}" if ctx else "no context words"),
