@@ -35,8 +35,10 @@ def comparison_sides(cx: Ctx, f: Frame, scope_spans: list, time_spans: list, tar
         lst.sort(key=lambda x: x[0].start)
         chain: list[tuple[Span, object]] = []
         for it in lst:
-            if chain and all(tok in words(cx.pack, 'link_words') for tok in cx.ann.tokens[chain[-1][0].end:it[0].start]) \
-                    and it[0].start - chain[-1][0].end <= 4:
+            gap = cx.ann.tokens[chain[-1][0].end:it[0].start] if chain else []
+            # ('<condition> in <A> vs <B>': only items a comparison or list word joins are sides)
+            if chain and all(tok in words(cx.pack, 'link_words') for tok in gap) and len(gap) <= 4 \
+                    and (not gap or set(gap) & words(cx.pack, 'split_words')):
                 chain.append(it)
             elif len(chain) < 2:
                 chain = [it]
