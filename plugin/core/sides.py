@@ -38,7 +38,7 @@ def comparison_sides(cx: Ctx, f: Frame, scope_spans: list, time_spans: list, tar
             gap = cx.ann.tokens[chain[-1][0].end:it[0].start] if chain else []
             # ('<condition> in <A> vs <B>': only items a comparison or list word joins are sides)
             if chain and all(tok in words(cx.pack, 'link_words') for tok in gap) and len(gap) <= 4 \
-                    and (not gap or set(gap) & words(cx.pack, 'split_words')):
+                    and (set(gap) & words(cx.pack, 'split_words') or not gap and "either" not in (it[0].kind, chain[-1][0].kind)):
                 chain.append(it)
             elif len(chain) < 2:
                 chain = [it]
