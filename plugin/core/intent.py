@@ -52,7 +52,7 @@ def assemble_intent(w: Work) -> None:
 def _bare_features(w: Work) -> bool:
     """'<features> in <place>' with no question word: the features themselves, where a bare '<records> in
     <place>' asks how many."""
-    return bool(w.target_span and w.f.target and not is_event(w.pack, [w.f.target]) and not w.f.near
+    return bool(w.target_span and w.f.target and not is_event(w.pack, [w.f.target]) and (not w.f.near or w.inverse)
                 and not any(c.kind == "cue" and c.value in ("share", "compare") for c in w.spans)
                 and not any(c.asks for c in w.ann.clauses))
 

@@ -114,12 +114,7 @@ def _roles(w: Work) -> None:
             w.group_spans.append(s)  # ('<areas> by <records> per <n> residents': the records are counted, not grouped by)
         elif ents or readings(s, "field"):
             w.target_spans.append(s)
-    grouped = [s for s in w.group_spans if readings(s, "entity")]
-    if len(grouped) > 1 and not any(readings(s, "entity") for s in w.target_spans):
-        # '<places> with the most <features>': with nothing else to count, the features after the rank word are
-        # what is counted, the places what they are grouped by
-        w.group_spans.remove(grouped[-1])
-        w.target_spans.append(grouped[-1])
+    _counted_after_rank(w)
     w.inverse = None if w.superlative or cx.cue("group") or w.near_spans or w.counts else \
         _inverse(cx, w.target_spans, w.distances)
     if w.inverse:
@@ -132,6 +127,28 @@ def _roles(w: Work) -> None:
                                          readings(o, "entity")[0] for o in events if o is not s)]
     w.target_span = w.inverse[0] if w.inverse else next(iter(specific + events), None) or next(
         (s for s in w.target_spans if readings(s, "entity")), None)
+
+
+def _counted_after_rank(w: Work) -> None:
+    """'<places> with the most <features>': with no records to count, the features right after the rank word
+    are what is counted, and the places named before them what they are grouped by."""
+    pack, cx = w.pack, w.cx
+    if any(is_event(pack, readings(t, "entity")) for t in w.target_spans if readings(t, "entity")):
+        return
+    ranks = cx.cue("rank_desc") + cx.cue("rank_asc")
+    for s in [s for s in w.group_spans if readings(s, "entity") and any(p in ranks for p in cx.before(s, 1))]:
+        if is_event(pack, readings(s, "entity")) or pack.entities[readings(s, "entity")[0]].area:
+            continue
+        areas = [a for a in w.target_spans + w.group_spans if a.start < s.start and a is not s
+                 and any(pack.entities[e].area for e in readings(a, "entity"))]
+        if areas:
+            w.group_spans.remove(s)
+            w.target_spans.append(s)
+            for a in areas:
+                if a in w.target_spans:
+                    w.target_spans.remove(a)
+                    w.group_spans.append(a)
+            return
 
 
 def _second_entities(w: Work) -> None:
@@ -418,8 +435,9 @@ def _inverse(cx: Ctx, target_spans: list[Span], distances: list[Span]) -> tuple[
     """(features, records) when features are qualified by records near them: a feature word, a relative word
     ('that had', 'with', 'where'), record words, then a distance or a proximity word after the records."""
     pack, ann = cx.pack, cx.ann
-    mods = {i for s in ann.spans if s.kind in ("concept", "label") or has(s, "cue", "share_split")
-            for i in range(s.start, s.end)}
+    # ('<features> in <place> with a <record> within <d>': a place of the features may stand between them)
+    mods = {i for s in ann.spans if s.kind in ("concept", "label", "anchor") or has(s, "cue", "share_split")
+            or has(s, "cue", "in") for i in range(s.start, s.end)}
     for x in target_spans:
         xe = readings(x, "entity")
         if not xe or is_event(pack, xe) or pack.entities[xe[0]].area:
