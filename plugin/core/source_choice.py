@@ -10,6 +10,8 @@ def choose_entity(pack: Pack, f: Frame, log, r) -> None:
     said = f.target if f.target in p.entities else None
     if f.target and not said:
         log("entity_unknown", "target", f.target, None, "the pack has no such entity")
+    if not said:
+        said = _owner_of_concepts(p, f)  # 'map the bike paths': the one kind of record the words can describe
     if said and not p.entities[said].time:
         cands = [said]
     else:
@@ -30,6 +32,16 @@ def choose_entity(pack: Pack, f: Frame, log, r) -> None:
             scored[0][0] > scored[1][0] else "the pack's default source for this kind of question"
         log("entity", "target", f.target or None, best, f"used {p.entities[best].label}: {why}")
     f.target = best
+
+def _owner_of_concepts(pack: Pack, f: Frame) -> str | None:
+    """With no record kind named, the one entity every concept of the question applies to, when the default
+    source is not among them."""
+    owners = [set(pack.concepts[q.concept].where) for q in f.filters if q.concept and q.concept in pack.concepts]
+    common = set.intersection(*owners) if owners else set()
+    if len(common) == 1 and pack.default_entity not in common:
+        return common.pop()
+    return None
+
 
 def fit(pack: Pack, e: Entity, f: Frame, latest: int | None = None, named: bool = False) -> float:
     """How well an entity can express the frame: +1 per expressible part, -5 per impossible part."""
