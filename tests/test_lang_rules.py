@@ -114,3 +114,11 @@ def test_typo_corrections_are_logged_and_read(annotator):
 def test_a_correction_into_a_grammar_word_is_not_made(annotator):
     ann = annotator.annotate("ramps by condition rating")
     assert not any(c["to"] in language_for(PACK)["stopwords"] for c in ann.corrections)
+
+
+def test_a_word_that_can_only_be_a_verb_is_phrasing(annotator):
+    """A verb the pack does not know is context (lemminflect knows it only as a verb); a noun stays unknown."""
+    ann = annotator.annotate("fatal crashes investigated in boston")
+    assert "investigated" in ann.context and "investigated" not in ann.unknown
+    ann = annotator.annotate("fatal crashes near the aquarium in boston")
+    assert "aquarium" in ann.unknown

@@ -10,7 +10,7 @@ from .clauses import Clause, classify, pieces
 from .numbers import comparisons
 from .pack import Pack, language_for, norm_label
 from .phrase_rules import apply_rewrites, rewrite_rules, rule_files
-from .spelling import Speller, number_runs
+from .spelling import Speller, number_runs, parts_of_speech
 from .text import normalize, phrase_key, tokens
 from .timeparse import TimeParser
 from .tokens import Span
@@ -142,6 +142,11 @@ class Annotator:
                 ann = self._context(self._read([fixes[i]["to"] if i in fixes else t for i, t in enumerate(toks)]),
                                     clauses)
         ann.corrections, ann.rewrites = list(fixes.values()), rewrites
+        # a word the pack does not know that can only be a verb ('noticed', 'flagged') is phrasing: context
+        plain = set(self.lang.get("noncontent_pos", []))
+        verbs = [u for u in ann.unknown if plain and (pos := parts_of_speech(u)) and pos <= plain]
+        ann.unknown = [u for u in ann.unknown if u not in verbs]
+        ann.context += [v for v in dict.fromkeys(verbs) if v not in ann.context]
         ann.excluded = exclusion_scopes(ann, self.rules.get("exclusion", {}))
         return ann
 

@@ -26,6 +26,11 @@ def is_plural_word(word: str) -> bool:
     return bool(lemmas) and word not in lemmas
 
 
+def parts_of_speech(word: str) -> set[str]:
+    """The parts of speech a word can be (lemminflect's universal tags), empty when it knows none."""
+    return set(getAllLemmas(word)) if getAllLemmas is not None else set()
+
+
 def edit_distance(a: str, b: str) -> int:
     """Optimal string alignment distance (a swap of two neighbours is one edit: 'pedestrain')."""
     if OSA is not None:
