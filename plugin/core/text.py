@@ -21,7 +21,7 @@ def normalize(text: str) -> str:
     t = _UNIT_GLUE.sub(lambda m: " " + m.group(1) if m.group(1) not in ("st", "nd", "rd", "th", "s") else "", t)
     t = re.sub(r"(?<=\w)'s\b", "", t).replace("'", "")  # a possessive names its owner ('the town's' is 'the town')
     t = re.sub(r"(?<=\d)\s*-\s*(?=\d)", " to ", t)  # 2012-2016 -> 2012 to 2016
-    t = re.sub(r"(?<=\d)\+", " plus", t)  # '75+' is '75 plus' (or older, or more)
+    t = re.sub(r"(?<=\d)k?\+", lambda m: m.group(0)[:-1] + " plus", t)  # '75+', '50k+': '75 plus' (or more)
     t = re.sub(r"(?<=[^\W\d_])/(?=[^\W\d_])", " or ", t)  # 'fatal/injury' is either (labels read the same way)
     t = re.sub(r"(?<!\d):|:(?!\d)", " ", t)  # a colon stays only inside a time ('7:30')
     t = re.sub(r"[^\w%:\x00]+", " ", t)
