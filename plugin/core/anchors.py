@@ -133,7 +133,8 @@ class AnchorIndex:
         found: list[AnchorMatch] = []
         taken = set(locked)
         choices = list(self.variants)
-        for n in range(min(6, len(toks)), 0, -1):
+        # long names ('<street> & <street> & <street> & <street>') are matched exactly; up to 6 words, fuzzily too
+        for n in range(min(MAX_EXACT_WORDS, len(toks)), 0, -1):
             for i in range(0, len(toks) - n + 1):
                 span = range(i, i + n)
                 if any(j in taken for j in span):
@@ -144,7 +145,7 @@ class AnchorIndex:
                 if exact:
                     hits = [(text, 100.0)]
                 else:
-                    if gram[0] in stop or gram[-1] in stop or all(t in stop or t in known or t.isdigit() for t in gram):
+                    if n > MAX_FUZZY_WORDS or gram[0] in stop or gram[-1] in stop or all(t in stop or t in known or t.isdigit() for t in gram):
                         continue
                     if len(text) < 5:
                         continue
@@ -197,6 +198,8 @@ class AnchorIndex:
         return set.intersection(*sets) if sets else set()
 
 
+# the longest names matched at all, and the longest matched approximately
+MAX_EXACT_WORDS, MAX_FUZZY_WORDS = 14, 6
 # a name found only as part of longer names: always confirmed with the user; at most this many are offered
 PARTIAL_SCORE = 70.0
 MAX_PARTIAL = 8
