@@ -238,7 +238,7 @@ class Pipeline:
     def _reviewed_reading(self, a: Answer, ann, frame: Frame, q: str) -> tuple[Frame, bool]:
         """A reviewed analysis (recipe) or an approved example of the same question beats a fresh reading; every
         candidate stays in the audit. Returns the frame to answer and whether it was reviewed."""
-        recipe = match_recipe(self.pack, ann)
+        recipe = match_recipe(self.pack, ann, frame)
         a.candidates = [frame.to_dict()]
         approved = None if recipe else approved_example(self.pack, q)
         if approved:

@@ -22,9 +22,21 @@ class RecipeMatch:
     frame: Frame
 
 
-def _contains(tokens: list[str], phrase: tuple[str, ...]) -> bool:
-    n = len(phrase)
-    return any(tuple(tokens[i:i + n]) == phrase for i in range(len(tokens) - n + 1))
+def _contains(ann: Annotation, phrase: tuple[str, ...]) -> bool:
+    """Whether the phrase is said in a clause that asks (a purpose or statement naming it is only context)."""
+    tokens, n = ann.tokens, len(phrase)
+    asked = {i for c in ann.clauses if c.kind == "question" for i in range(c.start, c.end)} if ann.clauses else None
+    return any(tuple(tokens[i:i + n]) == phrase and (asked is None or i in asked) for i in range(len(tokens) - n + 1))
+
+
+def _agrees(recipe: Frame, fresh: Frame | None) -> bool:
+    """A recipe stands for the question only when it keeps every concept the question's own reading asks for
+    ('bike crashes near schools' is not the pedestrian school-zone recipe)."""
+    if fresh is None:
+        return True
+    kept = {q.concept for q in recipe.filters + (recipe.near.filters if recipe.near else []) if q.concept}
+    asked = {m.concept for q in fresh.filters for m in ([q] + q.any_of) if m.concept}
+    return asked <= kept
 
 
 def _param(kind: str, spec: dict, ann: Annotation) -> Any:
@@ -59,9 +71,9 @@ def _fill(node: Any, params: dict[str, Any]) -> Any:
     return node
 
 
-def match_recipe(pack: Pack, ann: Annotation) -> RecipeMatch | None:
+def match_recipe(pack: Pack, ann: Annotation, fresh: Frame | None = None) -> RecipeMatch | None:
     for r in pack.recipes:
-        if not any(_contains(ann.tokens, phrase_key(t)) for t in r.get("triggers", [])):
+        if not any(_contains(ann, phrase_key(t)) for t in r.get("triggers", [])):
             continue
         params = {}
         for name, spec in (r.get("parameters") or {}).items():
@@ -71,6 +83,8 @@ def match_recipe(pack: Pack, ann: Annotation) -> RecipeMatch | None:
             params[name] = spec.get("default") if v is None else v
         frame = frame_from_dict(_fill(copy.deepcopy(r["frame"]), params))
         frame.source = f"recipe:{r['id']}"
+        if not _agrees(frame, fresh):
+            continue
         for q in frame.filters + (frame.near.filters if frame.near else []):
             if q.concept and q.text == q.concept and q.concept in pack.concepts:
                 q.text = pack.concepts[q.concept].words[0]
