@@ -10,7 +10,7 @@ from .clauses import Clause, classify, pieces
 from .numbers import comparisons
 from .pack import Pack, language_for, norm_label
 from .phrase_rules import apply_rewrites, rewrite_rules, rule_files
-from .spelling import Speller, number_runs, parts_of_speech
+from .spelling import Speller, number_runs, parts_of_speech, verb_forms
 from .text import normalize, phrase_key, tokens
 from .timeparse import TimeParser
 from .tokens import Span
@@ -143,8 +143,9 @@ class Annotator:
                                     clauses)
         ann.corrections, ann.rewrites = list(fixes.values()), rewrites
         # a word the pack does not know that can only be a verb ('noticed', 'flagged') is phrasing: context
-        plain = set(self.lang.get("noncontent_pos", []))
-        verbs = [u for u in ann.unknown if plain and (pos := parts_of_speech(u)) and pos <= plain]
+        plain, named = set(self.lang.get("noncontent_pos", [])), set(self.lang.get("content_verb_forms", []))
+        verbs = [u for u in ann.unknown if plain and (pos := parts_of_speech(u)) and pos <= plain
+                 and not verb_forms(u) & named]
         ann.unknown = [u for u in ann.unknown if u not in verbs]
         ann.context += [v for v in dict.fromkeys(verbs) if v not in ann.context]
         ann.excluded = exclusion_scopes(ann, self.rules.get("exclusion", {}))
@@ -228,10 +229,31 @@ class Annotator:
             else:
                 i += 1
         spans.sort(key=lambda s: s.start)
+        spans = self._shared_head(spans, toks)
         # a number no reading used is said, not ignored, when it is long enough to name something (an id, a route)
         unknown = [t for j, t in enumerate(toks) if j not in locked and t not in self.stop and
                    (not t.isdigit() or len(t) >= 3)]
         return Annotation(toks, spans, unknown)
+
+
+    def _shared_head(self, spans: list[Span], toks: list[str]) -> list[Span]:
+        """'snowy, icy or slushy roads': a list of values ending in a phrase with a head word reads each value
+        with that head ('snowy roads'), when the pack knows the phrase."""
+        joins = set(self.lang.get("either_words", [])) | {"and"}
+        values = [s for s in spans if s.kind in ("concept", "label")]
+        out = {id(s): s for s in spans}
+        for k, last in enumerate(values):
+            if last.end - last.start < 2:
+                continue
+            head = toks[last.end - 1]
+            j = k
+            while j > 0 and all(t in joins for t in toks[values[j - 1].end:values[j].start]):
+                j -= 1
+                x = values[j]
+                items = self.lex.phrases.get(tuple(toks[x.start:x.end]) + (head,))
+                if items:
+                    out[id(x)] = Span(x.start, x.end, items[0][0], items[0][1], x.text, list(items))
+        return [out[id(s)] for s in spans]
 
 
 def _named_elsewhere(pack: Pack) -> set[str]:

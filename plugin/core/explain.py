@@ -113,7 +113,7 @@ def describe(pack: Pack, f: Frame, one: bool = False) -> str:
     ent = pack.entity(f.target)
     after = ("area_attr", "near_place")  # said after the records: 'in towns with ...', 'within 50 m of X'
     place_fields = {pf.get("field"): key for key, pf in ent.places.items()}
-    places = [p for p in f.filters if p.field in place_fields and p.op == "in" and p.text]  # 'middlesex': a place
+    places = [p for p in f.filters if p.field in place_fields and p.op == "in" and p.text and not p.negate]  # a place
     pre, post = _placed(pack, [p for p in f.filters if p.text and p.op not in after and p not in places
                                and not p.negate])
     parts = [(" ".join(pre) + " " if pre else "") + (ent.label if one else ent.plural)] + post
@@ -127,7 +127,7 @@ def describe(pack: Pack, f: Frame, one: bool = False) -> str:
         parts.append(t["places"].format(names=f" {t['or']} ".join(names)))
     parts += [t["also"].format(text=p.text) if f.near and p.op == "near_place" else p.text
               for p in f.filters if p.text and p.op in after]
-    return " ".join(parts + _when(f, t))
+    return " ".join(parts + _when(f, t)).rstrip(",")  # (an exclusion said last needs no comma)
 
 
 def _epdo(pack: Pack, t: dict, default: str) -> str:

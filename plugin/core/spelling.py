@@ -31,6 +31,14 @@ def parts_of_speech(word: str) -> set[str]:
     return set(getAllLemmas(word)) if getAllLemmas is not None else set()
 
 
+def verb_forms(word: str) -> set[str]:
+    """The Penn tags of the verb forms the word is ('noticed': VBD; 'speeding': VBG)."""
+    if getAllLemmas is None:
+        return set()
+    return {tag for lemma in getAllLemmas(word).get("VERB", ()) for tag, forms in
+            getAllInflections(lemma, upos="VERB").items() if word in forms}
+
+
 def edit_distance(a: str, b: str) -> int:
     """Optimal string alignment distance (a swap of two neighbours is one edit: 'pedestrain')."""
     if OSA is not None:
