@@ -576,3 +576,10 @@ def test_phrasings_seen_on_fresh4(pipeline, admin):
                                          "trim(traffic_control_device_type) = 'STOP SIGNS'")
     a = ask(pipeline, "older drivers - which 3 towns have the most crashes where the oldest driver was 75+")
     assert set(a.frame["filters"][0]["values"]) == {"75-84", ">84"} and len(a.rows) >= 3
+
+
+def test_area_grouping_keeps_the_records_outside_every_area_when_asked(pipeline, admin):
+    a = ask(pipeline, "count of pedestrian ramps by neighbourhood, keeping ramps outside every neighbourhood as a group")
+    ref = dict(rows(admin, """SELECT n.name, count(*) FROM ma.pedestrian_ramp r
+                              LEFT JOIN ma.neighborhood n ON ST_Intersects(n.geom, r.geom) GROUP BY 1"""))
+    assert None in ref and dict(zip(col(a, "neighborhood"), col(a, "count"))) == ref

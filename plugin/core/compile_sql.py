@@ -210,7 +210,11 @@ class Compiler(Measures):
                 # others by where they lie
                 on = self.place_join(pf, name.copy(), "t") if pf else \
                     exp.func("ST_Intersects", col("geom", "a"), col("geom", "t"))
-                join, src = (src, on), table_ref(self.pack, area, "a")
+                # the areas listed even when empty ('left' from the areas); the records outside every area kept
+                # as a group of their own too ('full'), or instead ('left' from the records)
+                kind = "full" if g.outside and g.empty else "left"
+                join = (src, on, kind) if g.empty else (table_ref(self.pack, area, "a"), on, kind)
+                src = table_ref(self.pack, area, "a") if g.empty else src
                 selects.append(name.as_(g.name))
                 keys.append(name.copy())
                 continue
@@ -223,7 +227,7 @@ class Compiler(Measures):
             keys.append(value.copy() if sort is None or not sort.find(exp.Extract) else sort.copy())
         sel = exp.select(*selects, *self.measures(n.measure, ent, "t")).from_(src)
         if join:
-            sel = sel.join(join[0], on=join[1], join_type="left")
+            sel = sel.join(join[0], on=join[1], join_type=join[2])
         return sel.group_by(*keys) if keys else sel
 
     def rate_by_group(self, n: RateByGroup) -> exp.Select:

@@ -76,6 +76,8 @@ class GroupColumn:
     name: str
     order: Optional[str] = None
     sorted: bool = False  # the final rows follow this grouping (calendar parts)
+    outside: bool = False  # area: records outside every area as a group of their own
+    empty: bool = True     # area: areas without records listed with 0
 
 
 @dataclass

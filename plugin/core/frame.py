@@ -87,6 +87,8 @@ class Measure:
 class Group:
     kind: str = "field"  # field | time | area | support
     key: str = ""
+    outside: bool = False  # area: the records outside every area form a group of their own
+    empty: bool = True     # area: areas without any record are listed with 0
 
 
 @dataclass

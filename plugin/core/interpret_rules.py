@@ -368,6 +368,11 @@ def _groups(w: Work) -> None:
     for grp in groups_by_label_word(cx, f, cx.cue("group")):
         if grp not in f.group_by:
             f.group_by.append(grp)
+    for g in f.group_by:
+        if g.kind == "area" and cx.cue("keep_outside"):
+            # 'keep the <records> outside all <areas> as their own group': the areas listed are those with records,
+            # unless the empty ones are asked for too
+            g.outside, g.empty = True, bool(cx.cue("keep_empty"))
     sup_group = next((g for g in f.group_by if g.kind == "support"), None)
     if f.near is None and sup_group and w.distances:
         # "crashes by school within 300 m": the distance belongs to the features grouped by

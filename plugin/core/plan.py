@@ -223,7 +223,7 @@ def _group_column(g: Group) -> GroupColumn:
         name = "day_of_week" if g.key == "dow" else "season"
         return GroupColumn(g.kind, g.key, name, order=name + "_order", sorted=True)
     if g.kind in ("field", "area", "time"):
-        return GroupColumn(g.kind, g.key, g.key, sorted=g.kind == "time")
+        return GroupColumn(g.kind, g.key, g.key, sorted=g.kind == "time", outside=g.outside, empty=g.empty)
     raise CompileError(f"grouping {g.kind} is built by its own node")
 
 

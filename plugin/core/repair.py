@@ -393,7 +393,7 @@ class Repairer:
         for i, g in enumerate(f.group_by):
             area = _place_area(self.pack, ent, g.key) if g.kind == "field" else None
             if area:
-                f.group_by[i] = Group("area", area)
+                f.group_by[i] = replace(g, kind="area", key=area)
                 log("group_area", f"group_by[{i}]", g.key, area, f"{self.pack.entity(area).plural} without any "
                     f"{ent.label} are listed only when every {self.pack.entity(area).label} is")
 
