@@ -156,6 +156,10 @@ class Annotator:
         self._set_aside_context(ann)
         return ann
 
+    def _records(self, s: Span) -> bool:
+        """Whether an entity word names records that happen (with a time), as a source does."""
+        return any(k == "entity" and self.pack.entities[v].time for k, v in (s.items or [(s.kind, s.value)]))
+
     def _spell(self, ann: Annotation) -> dict[int, dict]:
         """Token index -> correction, for words of the question no span used and the lexicon does not hold."""
         used = {i for s in ann.spans for i in range(s.start, s.end)}
@@ -190,6 +194,8 @@ class Annotator:
             if c is not None and c.kind != "question" and s.kind not in keeps.get(c.kind, set()) and not (
                     s.kind == "cue" and s.value in rules.get("keep_cues", [])):
                 continue
+            if c is not None and c.kind != "question" and s.kind == "entity" and not self._records(s):
+                continue  # ('a safety talk to high schools.'): a statement names the records, never a feature to be near
             keep.append(s)
         used = {i for s in keep for i in range(s.start, s.end)}
         context = [ann.tokens[i] for c in ann.clauses if c.kind != "question" for i in range(c.start, c.end)
@@ -239,7 +245,7 @@ class Annotator:
     def _shared_head(self, spans: list[Span], toks: list[str]) -> list[Span]:
         """'snowy, icy or slushy roads': a list of values ending in a phrase with a head word reads each value
         with that head ('snowy roads'), when the pack knows the phrase."""
-        joins = set(self.lang.get("either_words", [])) | {"and"}
+        joins = set(self.lang.get("either_words", [])) | set(self.lang.get("list_joins", []))
         values = [s for s in spans if s.kind in ("concept", "label")]
         out = {id(s): s for s in spans}
         for k, last in enumerate(values):
