@@ -184,6 +184,9 @@ def _predicates(w: Work) -> None:
     w.time_spans = [s for s in w.spans if s.kind == "time"]
     for s in (s for s in w.spans if has(s, "concept") or has(s, "label")):
         p = _predicate(s)
+        if p.concept and not _asked(w.ann, s) and w.f.target and not _family(pack, w.f.target) & set(
+                pack.concepts[p.concept].where):
+            continue  # ('for the bike network slide, how many <facilities> ...'): context, not a condition
         nxt = [n for n in w.near_spans + w.group_spans if n.start >= s.end and n.start - s.end <= 1]
         if nxt and p.concept and any(e in pack.concepts[p.concept].where for e in readings(nxt[0], "entity")):
             w.support_preds.append(p)
@@ -327,6 +330,17 @@ def _time_and_scope(w: Work) -> None:
         w.target_preds.append((a, Predicate(op="place", values=[{"entity": a.value["entity"], "name": a.value["name"]}],
                                             text=excluded(w.ann, a)(a.text), negate=True)))
     f.scope = [_place(a) for a in w.scope_spans]
+
+
+def _family(pack: Pack, entity: str) -> set[str]:
+    """An entity and the sources that share its words (the records a source choice may still pick)."""
+    own = pack.entities[entity].shares_words_with
+    return {entity, *([own] if own else []), *(e.name for e in pack.entities.values() if e.shares_words_with == entity)}
+
+
+def _asked(ann: Annotation, s: Span) -> bool:
+    """Whether a span lies in a clause that asks (not a purpose or a statement around the question)."""
+    return not ann.clauses or any(c.start <= s.start < c.end and c.kind == "question" for c in ann.clauses)
 
 
 def _place(a: Span) -> Place:
