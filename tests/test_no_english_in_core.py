@@ -11,7 +11,8 @@ import yaml
 CORE = Path(__file__).resolve().parent.parent / "plugin" / "core"
 # the language layer, the rules interpreter, the time patterns' readers and the answer sentence
 MODULES = ["annotate.py", "clauses.py", "spelling.py", "phrase_rules.py", "interpret_rules.py", "spans.py",
-           "sides.py", "phrasing.py", "tokens.py", "numbers.py", "qualifiers.py", "intent.py", "timeparse.py",
+           "sides.py", "phrasing.py", "tokens.py", "numbers.py", "qualifiers.py", "intent.py", "word_roles.py", "coverage.py",
+           "timeparse.py",
            "explain.py"]
 NAME_ATTRS = {"kind", "op", "code", "value", "mode", "intent", "order", "quantifier", "text", "name", "key",
               "entity", "field", "geometry", "concept"}

@@ -13,6 +13,7 @@ from .sides import comparison_sides
 from .spans import Ctx, has, kinds, readings, time_from_span, words
 from .qualifiers import excluded, exists, groups_by_label_word, quantifier, time_left_out
 from .tokens import Span
+from .word_roles import heads_anchor, inverse, place_values
 
 
 @dataclass
@@ -74,8 +75,8 @@ def _work(ann: Annotation, pack: Pack) -> Work:
     f = Frame(source="rules")
     f.unknown = list(ann.unknown)
     spans = ann.spans
-    place_values = _place_values(ann, pack)
-    spans = [s for s in spans if not any(s is a or s is b for a, b, _ in place_values)] + [p for _, _, p in place_values]
+    values = place_values(ann, pack)
+    spans = [s for s in spans if not any(s is a or s is b for a, b, _ in values)] + [p for _, _, p in values]
     spans += no_records(ann.tokens, spans, pack)
     read = {i for s in spans for i in range(s.start, s.end)}
     f.unknown = [u for u in f.unknown if any(t == u and i not in read for i, t in enumerate(ann.tokens))]
@@ -84,7 +85,7 @@ def _work(ann: Annotation, pack: Pack) -> Work:
     cx = Ctx(ann, pack)
     anchors_all = [s for s in spans if s.kind == "anchor"]
     # ('<place>, the city, not the <field>': a field an exclusion covers is a reading ruled out, not asked for)
-    entity_spans = [s for s in spans if (has(s, "entity") or has(s, "field")) and not _heads_anchor(ann, s, anchors_all, pack)
+    entity_spans = [s for s in spans if (has(s, "entity") or has(s, "field")) and not heads_anchor(ann, s, anchors_all, pack)
                     and not (s.kind == "field" and excluded(ann, s))]
     # 'more than 100 crashes', 'at least 5 pedestrian crashes': a condition on how many records each group has
     counts = [c for c in spans if c.kind == "numcmp" and any(
@@ -116,7 +117,7 @@ def _roles(w: Work) -> None:
             w.target_spans.append(s)
     _counted_after_rank(w)
     w.inverse = None if w.superlative or cx.cue("group") or w.near_spans or w.counts else \
-        _inverse(cx, w.target_spans, w.distances)
+        inverse(cx, w.target_spans, w.distances)
     if w.inverse:
         # "<features> that had a <record> within <d>": the features are listed, the records qualify them
         w.target_spans.remove(w.inverse[1])
@@ -399,80 +400,6 @@ def _groups(w: Work) -> None:
                 g = Group("time", readings(s, "timepart")[0])
                 if g not in f.group_by:
                     f.group_by.append(g)
-
-
-def _place_values(ann: Annotation, pack: Pack) -> list[tuple[Span, Span, Span]]:
-    """'worcester county': a name followed by the word of a place field holding that name is a value of that field."""
-    from .pack import norm_label
-    out = []
-    for a in ann.spans:
-        if a.kind != "anchor":
-            continue
-        nxt = next((s for s in ann.spans if s.start == a.end), None)
-        if nxt is None:
-            continue
-        for ename, fname in readings(nxt, "field"):
-            f = pack.entities[ename].fields[fname]
-            if f.place and any(norm_label(c) == norm_label(a.value["name"]) for c in f.codes):
-                label = Span(a.start, nxt.end, "label", (ename, fname, norm_label(a.value["name"])),
-                             f"{a.text} {nxt.text}", [("label", (ename, fname, norm_label(a.value["name"])))])
-                out.append((a, nxt, label))
-                break
-    # '<county> county compared to <county>', '<county> and <county> counties': a name linked by 'and'/'vs' to a value
-    # of a place field is a value of that field too, when the field has it
-    done = {id(a) for a, _, _ in out}
-    values = [lab for _, _, lab in out] + [s for s in ann.spans if s.kind == "label"]
-    for a in (s for s in ann.spans if s.kind == "anchor" and id(s) not in done):
-        for v in values:
-            gap = range(a.end, v.start) if a.end <= v.start else range(v.end, a.start)
-            if len(gap) > 3 or not all(ann.tokens[i] in words(pack, 'link_words') for i in gap) or not len(gap):
-                continue
-            hit = next(((e, fl) for e, fl, _ in readings(v, "label") if pack.entities[e].fields[fl].place and any(
-                norm_label(c) == norm_label(a.value["name"]) for c in pack.entities[e].fields[fl].codes)), None)
-            if hit:
-                item = (hit[0], hit[1], norm_label(a.value["name"]))
-                out.append((a, a, Span(a.start, a.end, "label", item, a.text, [("label", item)])))
-                break
-    return out
-
-
-def _heads_anchor(ann: Annotation, s: Span, anchors: list[Span], pack: Pack) -> bool:
-    """'the city of X', 'town of X': an entity word naming the kind of the anchor right after it."""
-    ents = readings(s, "entity")
-    for a in anchors:
-        if a.value["entity"] not in ents:
-            continue
-        gap = ann.tokens[s.end:a.start]
-        if a.start >= s.end and len(gap) <= 2 and all(t in words(pack, "naming_words") for t in gap):
-            return True
-        if s.start == a.end:  # "<name> neighborhood"
-            return True
-    return False
-
-
-def _inverse(cx: Ctx, target_spans: list[Span], distances: list[Span]) -> tuple[Span, Span] | None:
-    """(features, records) when features are qualified by records near them: a feature word, a relative word
-    ('that had', 'with', 'where'), record words, then a distance or a proximity word after the records."""
-    pack, ann = cx.pack, cx.ann
-    # ('<features> in <place> with a <record> within <d>': a place of the features may stand between them)
-    mods = {i for s in ann.spans if s.kind in ("concept", "label", "anchor") or has(s, "cue", "share_split")
-            or has(s, "cue", "in") for i in range(s.start, s.end)}
-    for x in target_spans:
-        xe = readings(x, "entity")
-        if not xe or is_event(pack, xe) or pack.entities[xe[0]].area:
-            continue
-        for y in target_spans:
-            ye = readings(y, "entity")
-            if not ye or y.start <= x.end or not is_event(pack, ye):
-                continue
-            gap = range(x.end, y.start)
-            relative = any(has(c, "cue", "share_split") and x.end <= c.start < y.start for c in ann.spans)
-            if not relative or not all(i in mods or ann.tokens[i] in words(pack, 'filler') for i in gap):
-                continue
-            after = [s for s in ann.spans if y.end <= s.start <= y.end + 3]
-            if any(s in distances or has(s, "cue", "near") for s in after):
-                return x, y
-    return None
 
 
 def _applies(pack: Pack, p: Predicate, entity: str) -> bool:

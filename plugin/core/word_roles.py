@@ -1,0 +1,83 @@
+"""How names and feature words relate in a question: a name that is a value of a place field ('worcester
+county'), a kind word heading a name ('the city of X'), features qualified by records near them."""
+from __future__ import annotations
+
+from .annotate import Annotation
+from .pack import Pack
+from .phrasing import is_event
+from .spans import Ctx, has, readings, words
+from .tokens import Span
+
+
+def place_values(ann: Annotation, pack: Pack) -> list[tuple[Span, Span, Span]]:
+    """'worcester county': a name followed by the word of a place field holding that name is a value of that field."""
+    from .pack import norm_label
+    out = []
+    for a in ann.spans:
+        if a.kind != "anchor":
+            continue
+        nxt = next((s for s in ann.spans if s.start == a.end), None)
+        if nxt is None:
+            continue
+        for ename, fname in readings(nxt, "field"):
+            f = pack.entities[ename].fields[fname]
+            if f.place and any(norm_label(c) == norm_label(a.value["name"]) for c in f.codes):
+                label = Span(a.start, nxt.end, "label", (ename, fname, norm_label(a.value["name"])),
+                             f"{a.text} {nxt.text}", [("label", (ename, fname, norm_label(a.value["name"])))])
+                out.append((a, nxt, label))
+                break
+    # '<county> county compared to <county>', '<county> and <county> counties': a name linked by 'and'/'vs' to a value
+    # of a place field is a value of that field too, when the field has it
+    done = {id(a) for a, _, _ in out}
+    values = [lab for _, _, lab in out] + [s for s in ann.spans if s.kind == "label"]
+    for a in (s for s in ann.spans if s.kind == "anchor" and id(s) not in done):
+        for v in values:
+            gap = range(a.end, v.start) if a.end <= v.start else range(v.end, a.start)
+            if len(gap) > 3 or not all(ann.tokens[i] in words(pack, 'link_words') for i in gap) or not len(gap):
+                continue
+            hit = next(((e, fl) for e, fl, _ in readings(v, "label") if pack.entities[e].fields[fl].place and any(
+                norm_label(c) == norm_label(a.value["name"]) for c in pack.entities[e].fields[fl].codes)), None)
+            if hit:
+                item = (hit[0], hit[1], norm_label(a.value["name"]))
+                out.append((a, a, Span(a.start, a.end, "label", item, a.text, [("label", item)])))
+                break
+    return out
+
+
+def heads_anchor(ann: Annotation, s: Span, anchors: list[Span], pack: Pack) -> bool:
+    """'the city of X', 'town of X': an entity word naming the kind of the anchor right after it."""
+    ents = readings(s, "entity")
+    for a in anchors:
+        if a.value["entity"] not in ents:
+            continue
+        gap = ann.tokens[s.end:a.start]
+        if a.start >= s.end and len(gap) <= 2 and all(t in words(pack, "naming_words") for t in gap):
+            return True
+        if s.start == a.end:  # "<name> neighborhood"
+            return True
+    return False
+
+
+def inverse(cx: Ctx, target_spans: list[Span], distances: list[Span]) -> tuple[Span, Span] | None:
+    """(features, records) when features are qualified by records near them: a feature word, a relative word
+    ('that had', 'with', 'where'), record words, then a distance or a proximity word after the records."""
+    pack, ann = cx.pack, cx.ann
+    # ('<features> in <place> with a <record> within <d>': a place of the features may stand between them)
+    mods = {i for s in ann.spans if s.kind in ("concept", "label", "anchor") or has(s, "cue", "share_split")
+            or has(s, "cue", "in") for i in range(s.start, s.end)}
+    for x in target_spans:
+        xe = readings(x, "entity")
+        if not xe or is_event(pack, xe) or pack.entities[xe[0]].area:
+            continue
+        for y in target_spans:
+            ye = readings(y, "entity")
+            if not ye or y.start <= x.end or not is_event(pack, ye):
+                continue
+            gap = range(x.end, y.start)
+            relative = any(has(c, "cue", "share_split") and x.end <= c.start < y.start for c in ann.spans)
+            if not relative or not all(i in mods or ann.tokens[i] in words(pack, 'filler') for i in gap):
+                continue
+            after = [s for s in ann.spans if y.end <= s.start <= y.end + 3]
+            if any(s in distances or has(s, "cue", "near") for s in after):
+                return x, y
+    return None
