@@ -28,7 +28,7 @@ def _code_names() -> set[str]:
     names = set(INTENTS) | set(MEASURES) | set(TIME_PARTS) | {f.name for f in fields(TimeSpec)}
     names |= set(lang["cues"]) | set(lang["time_parts"])
     names |= {"question", "statement", "purpose", "within", "along", "nearest", "some", "none", "map", "table",
-              "chart", "number", "fraction", "unit", "sum", "product", "label", "either"}
+              "chart", "number", "fraction", "unit", "sum", "product", "label", "either", "field"}
     return names
 
 
