@@ -130,3 +130,15 @@ def test_below_the_threshold_other_sources_are_offered_as_readings(pack, admin):
 def test_another_language_is_told_mapask_reads_english(pipeline):
     a = pipeline.ask("cuántos accidentes hay en Boston")
     assert a.status == "clarify" and "reads English" in a.answer and "Spanish" in a.answer and not a.rows
+
+
+def test_a_town_named_before_its_boundary_layer_is_that_polygon(pipeline, admin):
+    """'inside the <town> city boundary': where the records lie in the boundary layer, not their town field; outside
+    it, only records with a location."""
+    inside = pipeline.ask("statewide sample crashes that lie inside the cambridge city boundary")
+    assert count(inside) == scalar(admin, "SELECT count(*) FROM ma.massdot_crash c JOIN ma.city_boundary b "
+                                          "ON ST_Intersects(b.geom, c.geom)")
+    outside = pipeline.ask("police crash reports in 2012 outside the cambridge city boundary")
+    assert count(outside) == scalar(admin, "SELECT count(*) FROM ma.cambridge_crash c WHERE year = 2012 AND "
+                                           "c.geom IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ma.city_boundary b "
+                                           "WHERE ST_Intersects(b.geom, c.geom))") > 0

@@ -13,7 +13,7 @@ from .sides import comparison_sides
 from .spans import Ctx, has, kinds, readings, time_from_span, words
 from .qualifiers import excluded, exists, groups_by_label_word, quantifier, time_left_out
 from .tokens import Span
-from .word_roles import heads_anchor, inverse, place_values
+from .word_roles import heads_anchor, inverse, named_boundaries, place_values
 
 
 @dataclass
@@ -74,6 +74,7 @@ def _work(ann: Annotation, pack: Pack) -> Work:
     """The spans of the question with place values merged in, and the words no span reads left as unknown."""
     f = Frame(source="rules")
     f.unknown = list(ann.unknown)
+    ann = replace(ann, spans=named_boundaries(ann, pack))
     spans = ann.spans
     values = place_values(ann, pack)
     spans = [s for s in spans if not any(s is a or s is b for a, b, _ in values)] + [p for _, _, p in values]

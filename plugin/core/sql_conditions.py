@@ -40,7 +40,11 @@ class RowConditions:
         """One predicate over row alias `t`; a negated one is the complement (a NULL condition counts as unmet)."""
         cond = self._predicate(p, t, ent)
         if p.negate:
-            return exp.not_(exp.func("COALESCE", exp.paren(cond), exp.false()))
+            out = exp.not_(exp.func("COALESCE", exp.paren(cond), exp.false()))
+            if p.op == "place" and not ent.places.get(p.values[0]["entity"]):
+                # outside an area by location: a record without a location is not known to be outside
+                out = exp.and_(exp.Not(this=exp.Is(this=col("geom", t), expression=exp.null())), out)
+            return out
         return cond
 
     def _predicate(self, p: Predicate, t: str, ent: Entity) -> exp.Expression:

@@ -66,5 +66,8 @@ def area_condition(pack: Pack, ent: Entity, v: dict, t: str) -> exp.Expression:
         exp.and_(cond, exp.func("ST_Intersects", col("geom", "a"), col("geom", t)))))
 
 def area_name(area: Entity, names: list[str]) -> exp.Expression:
-    """The area's name column among the given names."""
+    """The area's name column among the given names (an area layer of one unnamed feature, such as a city
+    boundary, is that feature whatever it is called)."""
+    if not area.names and area.display == area.key:
+        return exp.true()
     return col(area.names[0] if area.names else area.display, "a").isin(*[lit(n) for n in names])

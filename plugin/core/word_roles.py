@@ -81,3 +81,19 @@ def inverse(cx: Ctx, target_spans: list[Span], distances: list[Span]) -> tuple[S
             if any(s in distances or has(s, "cue", "near") for s in after):
                 return x, y
     return None
+
+
+def named_boundaries(ann: Annotation, pack: Pack) -> list[Span]:
+    """'the <town> city boundary': a town named right before the word of an area layer that covers only that town
+    is that layer's polygon (located by where the records lie, not by their town field)."""
+    from .pack import norm_label
+    out = []
+    for s in ann.spans:
+        if s.kind == "anchor":
+            nxt = next((e for e in ann.spans if e.start == s.end and e.kind == "entity"), None)
+            area = pack.entities.get(nxt.value) if nxt is not None and isinstance(nxt.value, str) else None
+            if area is not None and area.area and not area.names and \
+                    norm_label(str(area.coverage.get("town", ""))) == norm_label(s.value["name"]):
+                s = Span(s.start, s.end, s.kind, {**s.value, "entity": area.name}, s.text, s.items)
+        out.append(s)
+    return out
