@@ -185,7 +185,7 @@ def _predicates(w: Work) -> None:
     pack = w.pack
     w.time_spans = [s for s in w.spans if s.kind == "time"]
     for s in (s for s in w.spans if has(s, "concept") or has(s, "label")):
-        p = _predicate(s)
+        p = _predicate(s, {r for x in w.spans if 0 <= s.start - x.end <= 4 for r in readings(x, "field")})
         if p.concept and not _asked(w.ann, s) and w.f.target and not _family(pack, w.f.target) & set(
                 pack.concepts[p.concept].where):
             continue  # ('for the bike network slide, how many <facilities> ...'): context, not a condition
@@ -423,11 +423,14 @@ def pred_fields(pack: Pack, p: Predicate) -> list[tuple[str, str]]:
     return [(p.entity, p.field)]
 
 
-def _predicate(s: Span) -> Predicate:
+def _predicate(s: Span, named: set | None = None) -> Predicate:
+    """The condition a concept or label word states; a label of several fields is read on the field named just
+    before it ('where the <field> is marked <value>')."""
     c = readings(s, "concept")
     if c:
         return Predicate(concept=c[0], text=s.text)
-    ent, fld, label = readings(s, "label")[0]
+    labels = readings(s, "label")
+    ent, fld, label = next((r for r in labels if (r[0], r[1]) in (named or set())), labels[0])
     return Predicate(field=fld, op="has", values=[label], entity=ent, text=s.text)
 
 
