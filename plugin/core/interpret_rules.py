@@ -184,14 +184,19 @@ def _predicates(w: Work) -> None:
     """Concepts and labels: conditions on the target, on the supports, or hours a concept stands for."""
     pack = w.pack
     w.time_spans = [s for s in w.spans if s.kind == "time"]
+    values = {i for v in w.spans if has(v, "concept") or has(v, "label") for i in range(v.start, v.end)}
+    joins = words(pack, "either_words") | words(pack, "list_joins")
+    support: list[tuple[Span, Predicate]] = []
     for s in (s for s in w.spans if has(s, "concept") or has(s, "label")):
         p = _predicate(s, {r for x in w.spans if 0 <= s.start - x.end <= 4 for r in readings(x, "field")})
         if p.concept and not _asked(w.ann, s) and w.f.target and not _family(pack, w.f.target) & set(
                 pack.concepts[p.concept].where):
             continue  # ('for the bike network slide, how many <facilities> ...'): context, not a condition
-        nxt = [n for n in w.near_spans + w.group_spans if n.start >= s.end and n.start - s.end <= 1]
+        # ('a subway or light rail stop': values joined by 'or' before the feature word all qualify it)
+        nxt = [n for n in w.near_spans + w.group_spans if n.start >= s.end and (n.start - s.end <= 1 or all(
+            i in values or w.ann.tokens[i] in joins for i in range(s.end, n.start)))]
         if nxt and p.concept and any(e in pack.concepts[p.concept].where for e in readings(nxt[0], "entity")):
-            w.support_preds.append(p)
+            support.append((s, p))
         elif w.inverse and not _applies(pack, p, readings(w.target_span, "entity")[0]):
             w.support_preds.append(p)
         elif p.concept and pack.concepts[p.concept].time:
@@ -199,6 +204,7 @@ def _predicates(w: Work) -> None:
             w.time_spans.append(Span(s.start, s.end, "time", {"hours": ts_conv}, s.text))
         else:
             w.target_preds.append((s, p))
+    w.support_preds += [p for _, p in either(w.cx, support)]
     w.time_spans.sort(key=lambda s: s.start)
     if any("hours" in s.value and not s.value.get("vague") for s in w.time_spans):
         # 'evening (6pm or later)', 'mornings 7-9am': the hours said outright define the vague word
