@@ -3,16 +3,15 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-import hashlib
-import json
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from sqlglot import exp
 
 from .anchors import AnchorIndex
+from .answer import Answer, _jsonable, result_hash  # noqa: F401 (Answer and result_hash: imported from here too)
 from .annotate import Annotator
 from .compile_sql import Compiler
 from .errors import CostLimitError, ExecutionError, MapAskError
@@ -22,9 +21,10 @@ from .follow_up import follow_up
 from .frame import Frame, Place, frame_from_dict
 from .guard import Guard
 from .coverage import ambiguous_words, unused_numbers, unused_readings
+from . import understanding
 from .interpret_rules import interpret
 from .layer_sql import value_column
-from .pack import Pack, language_for, load_pack, measures_summary, pack_summary
+from .pack import Pack, language_for, load_pack, pack_summary
 from .plan import plan as make_plan
 from .interpret_model import Backend, interpret_with_model
 from .judge import judge_answer
@@ -38,66 +38,6 @@ from .verify import Evidence, verify
 
 MAX_QUESTION_CHARS = 1000
 STAGES = ("link", "interpret", "model", "repair", "plan", "compile", "guard", "execute", "verify", "explain", "judge")
-
-
-@dataclass
-class Answer:
-    question: str
-    status: str = "error"           # answered | clarify | refused | error
-    answer: str = ""
-    columns: list[str] = field(default_factory=list)
-    rows: list[list] = field(default_factory=list)
-    sql: str = ""
-    frame: dict = field(default_factory=dict)
-    repairs: list[dict] = field(default_factory=list)
-    timings_ms: dict[str, float] = field(default_factory=dict)
-    confidence: float | None = None
-    features: list[dict] = field(default_factory=list)
-    clarify: list[dict] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    guard: dict = field(default_factory=dict)
-    plan: list[dict] = field(default_factory=list)
-    truncated: bool = False
-    geometry_column: str | None = None
-    order_matters: bool = False
-    result_hash: str = ""
-    error: str = ""
-    unknown: list[str] = field(default_factory=list)
-    candidates: list[dict] = field(default_factory=list)
-    recipe: dict | None = None
-    model: dict | None = None
-    selection: str = ""
-    judge: dict | None = None
-    cost: dict | None = None
-    understood: dict = field(default_factory=dict)  # context words, corrections, rewrites, how much was read
-    readback: dict = field(default_factory=dict)    # what MapAsk understood, written from the frame
-    reasons: list[str] = field(default_factory=list)  # why this confidence, weightiest first
-    choice: int | None = None                       # the reading a user chose after an ask-back
-
-    def public(self) -> dict:
-        """The CLI's JSON contract (rows without geometry, which maps take from `sql`)."""
-        keep = [i for i, c in enumerate(self.columns) if c != self.geometry_column]
-        return {"status": self.status, "readback": self.readback.get("text", ""), "answer": self.answer,
-                "confidence": self.confidence, "reasons": self.reasons, "clarify": self.clarify,
-                "columns": [self.columns[i] for i in keep],
-                "rows": [[r[i] for i in keep] for r in self.rows], "sql": self.sql, "frame": self.frame,
-                "repairs": self.repairs, "timings_ms": self.timings_ms}
-
-
-def _jsonable(v: Any) -> Any:
-    if isinstance(v, (dt.date, dt.datetime, dt.time)):
-        return v.isoformat()
-    if hasattr(v, "is_finite"):  # Decimal
-        return float(v)
-    if isinstance(v, memoryview):
-        return bytes(v).hex()
-    return v
-
-
-def result_hash(columns: list[str], rows: list[list]) -> str:
-    """Order-insensitive hash of the normalised result: same data, same answer, same hash."""
-    norm = sorted(json.dumps([round(x, 6) if isinstance(x, float) else x for x in r], default=str) for r in rows)
-    return hashlib.sha256(json.dumps([sorted(columns), norm]).encode()).hexdigest()[:16]
 
 
 class Pipeline:
@@ -194,7 +134,7 @@ class Pipeline:
             t0 = clock()
             ann = self.annotator().annotate(q)
             t["link"] = (clock() - t0) * 1000
-            a.understood = self._understood_summary(ann)
+            a.understood = understanding.summary(self.lang, ann)
             if any(s.kind == "cue" and s.value == "write" for s in ann.spans):
                 a.status = "refused"
                 a.answer = ("MapAsk only reads the database: it cannot delete, change or add records. "
@@ -213,7 +153,8 @@ class Pipeline:
             a.unknown = list(ann.unknown)
             if not reviewed and self._stopped(a, ann, frame):
                 return
-            refusal = None if reviewed else self._understood(ann, frame) or self._left_over(frame)
+            refusal = None if reviewed else understanding.too_little(self.pack, self.lang, ann, frame) or \
+                understanding.left_over(frame)
             model_frame = None
             if self.model is not None and not reviewed:
                 step("model")
@@ -255,29 +196,21 @@ class Pipeline:
             return recipe.frame, True
         return frame, False
 
-    def _other_language(self, ann) -> str | None:
-        """The language a question is written in when it is not the pack's (two or more words the pack's language
-        does not read that are common words of another language), else None."""
-        unread = set(ann.unknown)
-        hits = {name: len(unread & set(words)) for name, words in (self.lang.get("other_languages") or {}).items()}
-        best = max(hits, key=hits.get) if hits else None
-        return best if best and hits[best] >= 2 else None
-
     def _stopped(self, a: Answer, ann, frame: Frame) -> bool:
         """Refused when the question asks for what the data does not hold; asked back when a judgement names no
         measure or the question is in another language. True when the answer stops here."""
-        other = self._other_language(ann) if self.model is None else None  # a model may read it: checked after
+        other = understanding.other_language(self.lang, ann) if self.model is None else None  # a model may read it: checked after
         if other:
             a.status, a.frame = "clarify", frame.to_dict()
             example = next((e["question"] for e in self.pack.examples if e.get("question")), "")
             a.answer = (f"MapAsk reads English, and this question looks like {other}. Ask it in English"
                         + (f", for example: {example}" if example else "") + ".")
             return True
-        outside = self._outside(frame)
+        outside = understanding.outside_data(self.pack, frame)
         if outside:
             a.status, a.answer, a.frame = "refused", outside, frame.to_dict()
             return True
-        judged = self._judgement(ann, frame)
+        judged = understanding.judgement(self.pack, self.lang, ann, frame)
         if judged:
             a.status, a.clarify, a.frame = "clarify", [judged], frame.to_dict()
             a.answer = f"'{judged['text']}' names no measure: choose one, or say it in the question."
@@ -503,113 +436,6 @@ class Pipeline:
             return None
         m = max(hits, key=lambda h: (h.end - h.start, h.score))
         return Place(text=text, entity=m.entity, name=m.name, score=m.score, candidates=m.others)
-
-    def _understood(self, ann, frame: Frame) -> str | None:
-        """A plain reason to ask back when too little of the question was understood, else None."""
-        known = [s for s in ann.spans if s.kind not in ("cue", "timepart")]
-        content = [t for t in ann.tokens if t not in self.lang["stopwords"] and not t.isdigit()]
-        ins = set(self.lang["cues"]["in"]) | set(self.lang["cues"]["near"]) | set(self.lang["cues"]["along"]) | \
-            set(self.lang["cues"]["place_or_day"])
-        causes = [tuple(c.split()) for c in self.lang["cues"]["cause"]]
-        for i, tok in enumerate(ann.tokens):
-            if tok not in ann.unknown or i == 0:
-                continue
-            after_distance = ann.tokens[i - 1] in ("of", "from") and any(s.kind == "distance" and s.end == i - 1
-                                                                          for s in ann.spans)
-            if ann.tokens[i - 1] in ins or after_distance:
-                return (f"MapAsk found no place, feature or day named '{tok}' in this pack. "
-                        + pack_summary(self.pack))
-            if any(tuple(ann.tokens[max(0, i - len(c)):i]) == c for c in causes):
-                # 'caused by speeding': a condition the pack does not record; answering without it would mislead
-                return (f"MapAsk does not know '{tok}' as a condition recorded in this pack: it can "
-                        f"{measures_summary(self.pack)}. " + pack_summary(self.pack))
-        said = any(has(s, "entity") or has(s, "field") or has(s, "label") or has(s, "concept") for s in ann.spans)
-        content_unknown = [u for u in ann.unknown if not any(ch.isdigit() for ch in u)]
-        if not said and content_unknown and not frame.target and frame.measure.kind == "count":
-            # 'how many potholes in <town>': the thing asked about is a word the pack does not know
-            return (f"MapAsk does not know what '{content_unknown[0]}' {'are' if content_unknown[0].endswith('s') else 'is'}"
-                    f" in this pack. " + pack_summary(self.pack))
-        for u in ann.unknown:
-            if any(ch.isdigit() for ch in u):  # a numeric condition on nothing the pack records (or on a count)
-                return (f"MapAsk cannot apply '{u}': it found no recorded number it compares (a field, or how many "
-                        f"records each group has). " + pack_summary(self.pack))
-        heads = [s for s in ann.spans if s.kind == "entity"]
-        for h in heads:
-            near = [ann.tokens[i] for i in (h.start - 1, h.end) if 0 <= i < len(ann.tokens)]
-            odd = [t for t in near if t in ann.unknown]
-            if odd and frame.measure.kind == "count" and frame.intent in ("list", "count"):
-                ent = self.pack.entities.get(h.value) if isinstance(h.value, str) else None
-                return (f"MapAsk does not know '{odd[0]}' for {ent.plural if ent else 'these records'}: it can "
-                        f"{measures_summary(self.pack)}. " + pack_summary(self.pack))
-        if not known and not frame.target:
-            return "MapAsk could not find anything it knows in this question. " + pack_summary(self.pack)
-        if content and len(ann.unknown) / len(content) > 0.5:
-            return (f"MapAsk did not understand: {', '.join(ann.unknown[:8])}. " + pack_summary(self.pack))
-        if ann.unknown and not frame.target and frame.intent in ("count", "list") and not frame.filters \
-                and not frame.scope and frame.near is None and frame.time.empty():
-            return f"MapAsk did not understand: {', '.join(ann.unknown[:8])}. " + pack_summary(self.pack)
-        return None
-
-    def _outside(self, frame: Frame) -> str | None:
-        """A word left over that names a place outside the pack's area, or a measure the data does not record:
-        refused with the reason."""
-        raw = self.pack.raw
-        words = [normalize(w) for w in frame.unknown]
-        toks = " ".join(words)
-        for place in raw.get("elsewhere") or []:
-            if f" {place} " in f" {toks} ":
-                return (f"'{place.title()}' is outside this pack's area ({raw.get('area', 'its area')}): "
-                        f"MapAsk answers only from the data it has.")
-        for w in words:
-            why = (raw.get("not_recorded") or {}).get(w)
-            if why:
-                return f"MapAsk cannot answer '{w}': {why}."
-        return None
-
-    def _judgement(self, ann, frame: Frame) -> dict | None:
-        """'the most dangerous neighbourhood': a judgement with neither the records nor a measure named is asked
-        back with the measures the pack has (a choice to put in its place)."""
-        j = self.lang.get("judgement") or {}
-        text = " ".join(ann.tokens)
-        said = next((w for w in sorted(j.get("words", []), key=len, reverse=True) if f" {w} " in f" {text} "), None)
-        measures = {"count", "epdo", "rate", "sum", "avg", "share"}
-        named = any(s.kind == "cue" and s.value in measures for s in ann.spans) or any(
-            s.kind == "entity" and self.pack.entities[s.value].time for s in ann.spans if isinstance(s.value, str)
-            and s.value in self.pack.entities)
-        if not said or named:
-            return None
-        ent = self.pack.entity(frame.target) if frame.target in self.pack.entities else \
-            self.pack.entity(self.pack.default_entity)
-        epdo = self.pack.convention("epdo", "name", default=None)
-        readings = j.get("readings", {})
-        choices = [readings["count"].format(records=ent.plural)] if "count" in readings else []
-        if epdo and "epdo" in readings:
-            choices.append(readings["epdo"].format(epdo=epdo))
-        if self.pack.convention("population") and "rate" in readings:
-            choices.append(readings["rate"].format(records=ent.plural))
-        return {"text": said, "choices": choices}
-
-    def _understood_summary(self, ann) -> dict:
-        """How the question was read, for the read-back, the verifier and the audit."""
-        stop = set(self.lang["stopwords"])
-        asked = [i for c in ann.clauses if c.kind == "question" for i in range(c.start, c.end)]
-        content = [i for i in asked if ann.tokens[i] not in stop and not ann.tokens[i].isdigit()]
-        read = {i for s in ann.spans for i in range(s.start, s.end)}
-        return {"context": list(dict.fromkeys(ann.context)), "corrections": ann.corrections,
-                "rewrites": ann.rewrites, "clauses": len(ann.clauses), "words": len(asked),
-                "read_share": round(sum(i in read for i in content) / len(content), 3) if content else 1.0}
-
-    @staticmethod
-    def _left_over(frame: Frame) -> str | None:
-        """A content word no reading used stops the answer: asked back naming it, never dropped."""
-        words = list(dict.fromkeys(frame.unknown))
-        if not words:
-            return None
-        said = ", ".join(f"'{w}'" for w in words[:6])
-        return (f"MapAsk did not understand {said} in this question, and answering without "
-                f"{'it' if len(words) == 1 else 'them'} could give the wrong number. Rephrase "
-                f"{'it' if len(words) == 1 else 'them'} with words from the data, or leave "
-                f"{'it' if len(words) == 1 else 'them'} out.")
 
     def audit_entry(self, a: Answer) -> dict:
         return {"time": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), "question": a.question,
