@@ -106,7 +106,7 @@ def test_epdo_by_county(pipeline, admin):
 
 
 def test_mean_epdo_per_record_by_county(pipeline, admin):
-    a = ask(pipeline, "the mean epdo per crash for each county")
+    a = ask(pipeline, "average epdo of each crash, by county")
     ref = dict(rows(admin, """SELECT cnty_name, avg(CASE WHEN crash_severity_descr IN ('Fatal injury','Non-fatal injury')
                               THEN 21 ELSE 1 END) FROM ma.massdot_crash GROUP BY 1"""))
     got = dict(zip(col(a, "cnty_name"), col(a, "avg_epdo")))
@@ -579,7 +579,7 @@ def test_phrasings_seen_on_fresh4(pipeline, admin):
 
 
 def test_area_grouping_keeps_the_records_outside_every_area_when_asked(pipeline, admin):
-    a = ask(pipeline, "count of pedestrian ramps by neighbourhood, keeping ramps outside every neighbourhood as a group")
+    a = ask(pipeline, "ped ramps per neighbourhood, keeping ramps outside every neighbourhood as a group")
     ref = dict(rows(admin, """SELECT n.name, count(*) FROM ma.pedestrian_ramp r
                               LEFT JOIN ma.neighborhood n ON ST_Intersects(n.geom, r.geom) GROUP BY 1"""))
     assert None in ref and dict(zip(col(a, "neighborhood"), col(a, "count"))) == ref

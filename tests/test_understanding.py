@@ -44,7 +44,7 @@ def test_excluded_days_are_the_other_days(pipeline, admin):
 
 
 def test_a_place_left_out_is_the_complement_of_that_place(pipeline, admin):
-    a = pipeline.ask("crashes in suffolk county, not counting the ones in the city of boston")
+    a = pipeline.ask("suffolk county collisions, except those in boston")
     assert count(a) == scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE cnty_name = 'SUFFOLK' "
                                      "AND city_town_name IS DISTINCT FROM 'BOSTON'") > 0
 
@@ -55,9 +55,9 @@ def test_a_place_both_kept_and_left_out_is_asked_back(pipeline):
 
 
 def test_a_place_before_an_after_cue_is_not_left_out(pipeline, admin):
-    a = pipeline.ask("crashes in worcester, head-on crashes don't count")
-    kept = count(pipeline.ask("head-on crashes in worcester"))
-    assert count(a) == scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'WORCESTER'") - kept
+    a = pipeline.ask("lowell collisions, head-on ones don't count")
+    kept = count(pipeline.ask("head-on collisions in lowell"))
+    assert count(a) == scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LOWELL'") - kept
     assert kept > 0
 
 
@@ -135,7 +135,7 @@ def test_another_language_is_told_mapask_reads_english(pipeline):
 def test_a_town_named_before_its_boundary_layer_is_that_polygon(pipeline, admin):
     """'inside the <town> city boundary': where the records lie in the boundary layer, not their town field; outside
     it, only records with a location."""
-    inside = pipeline.ask("statewide sample crashes that lie inside the cambridge city boundary")
+    inside = pipeline.ask("statewide sample collisions lying in cambridge's city boundary")
     assert count(inside) == scalar(admin, "SELECT count(*) FROM ma.massdot_crash c JOIN ma.city_boundary b "
                                           "ON ST_Intersects(b.geom, c.geom)")
     outside = pipeline.ask("police crash reports in 2012 outside the cambridge city boundary")

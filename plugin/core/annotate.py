@@ -195,7 +195,7 @@ class Annotator:
                     s.kind == "cue" and s.value in rules.get("keep_cues", [])):
                 continue
             if c is not None and c.kind != "question" and s.kind == "entity" and not self._records(s):
-                continue  # ('a safety talk to high schools.'): a statement names the records, never a feature to be near
+                continue  # ('... a talk to <features>.'): a statement names the records, never a feature to be near
             keep.append(s)
         used = {i for s in keep for i in range(s.start, s.end)}
         context = [ann.tokens[i] for c in ann.clauses if c.kind != "question" for i in range(c.start, c.end)
@@ -243,7 +243,7 @@ class Annotator:
 
 
     def _shared_head(self, spans: list[Span], toks: list[str]) -> list[Span]:
-        """'snowy, icy or slushy roads': a list of values ending in a phrase with a head word reads each value
+        """'<value>, <value> or <value> <head>': a list of values ending in a phrase with a head word reads each value
         with that head ('snowy roads'), when the pack knows the phrase."""
         joins = set(self.lang.get("either_words", [])) | set(self.lang.get("list_joins", []))
         values = [s for s in spans if s.kind in ("concept", "label")]

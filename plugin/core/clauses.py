@@ -70,7 +70,7 @@ def classify(clauses: list[Clause], cue_starts: dict[int, str], question_cues: s
         clauses[0].kind = "question"
         return
     for c in clauses:
-        # ('we noticed some dots off the map.': a cue word in a sentence that tells, not asks)
+        # ('we <saw> <something> on the map.': a cue word in a sentence that tells, not asks)
         cued = not c.states and any(c.start <= i < c.end and name in question_cues for i, name in cue_starts.items())
         c.asks = c.asks or cued
     if not any(c.asks for c in clauses if c.kind != "purpose"):

@@ -192,7 +192,7 @@ def _predicates(w: Work) -> None:
         if p.concept and not _asked(w.ann, s) and w.f.target and not _family(pack, w.f.target) & set(
                 pack.concepts[p.concept].where):
             continue  # ('for the bike network slide, how many <facilities> ...'): context, not a condition
-        # ('a subway or light rail stop': values joined by 'or' before the feature word all qualify it)
+        # ('a <value> or <value> <feature>': values joined by 'or' before the feature word all qualify it)
         nxt = [n for n in w.near_spans + w.group_spans if n.start >= s.end and (n.start - s.end <= 1 or all(
             i in values or w.ann.tokens[i] in joins for i in range(s.end, n.start)))]
         if nxt and p.concept and any(e in pack.concepts[p.concept].where for e in readings(nxt[0], "entity")):

@@ -41,7 +41,7 @@ class Ctx:
 
     def before(self, span: Span, window: int = 3) -> list[Span]:
         """Spans ending at most `window` filler tokens before `span` (modifiers such as 'public' or a place pass,
-        and so do the words joining modifiers: 'a subway or light rail stop')."""
+        and so do the words joining modifiers: 'a <value> or <value> <feature>')."""
         mods = {i for s in self.ann.spans if s.kind in ("concept", "label", "anchor") for i in range(s.start, s.end)}
         mods |= {i for i in range(1, len(self.ann.tokens) - 1) if i - 1 in mods and i + 1 in mods
                  and self.ann.tokens[i] in words(self.pack, "list_joins")}
