@@ -80,3 +80,8 @@ def classify(clauses: list[Clause], cue_starts: dict[int, str], question_cues: s
     for c in clauses:
         if c.kind != "purpose":
             c.kind = "question" if c.asks else "statement"
+
+
+def asked_positions(clauses: list[Clause]) -> set[int] | None:
+    """Token positions of the clauses that ask; None when the message was not cut into clauses (all of it asks)."""
+    return {i for c in clauses if c.kind == "question" for i in range(c.start, c.end)} if clauses else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from .annotate import Annotation
+from .clauses import asked_positions
 from .frame import EPDO_FIELD, Frame, Group, Measure, Near, Place, Predicate, Side, TimeSpec
 from .intent import assemble_intent
 from .pack import Pack
@@ -348,7 +349,8 @@ def _family(pack: Pack, entity: str) -> set[str]:
 
 def _asked(ann: Annotation, s: Span) -> bool:
     """Whether a span lies in a clause that asks (not a purpose or a statement around the question)."""
-    return not ann.clauses or any(c.start <= s.start < c.end and c.kind == "question" for c in ann.clauses)
+    asked = asked_positions(ann.clauses)
+    return asked is None or s.start in asked
 
 
 def _place(a: Span) -> Place:

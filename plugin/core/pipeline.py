@@ -20,7 +20,7 @@ from .explain import explain
 from .follow_up import follow_up
 from .frame import Frame, Place, frame_from_dict
 from .guard import Guard
-from .coverage import ambiguous_words, unused_numbers, unused_readings
+from .coverage import coverage
 from . import understanding
 from .interpret_rules import interpret
 from .layer_sql import value_column
@@ -147,9 +147,7 @@ class Pipeline:
                 comparing = any(has(s, "cue", "compare") and s.text != "or" for s in ann.spans)
                 frame = follow_up(self.pack, previous, frame, comparing)
             t["interpret"] = (clock() - t0) * 1000
-            a.understood.update(unused=unused_readings(ann.spans, ann.clauses, frame),
-                                ambiguous=ambiguous_words(ann.spans, ann.clauses),
-                                numbers_unused=unused_numbers(ann.tokens, ann.clauses, frame))
+            a.understood.update(coverage(ann, frame))
             a.unknown = list(ann.unknown)
             if not reviewed and self._stopped(a, ann, frame):
                 return

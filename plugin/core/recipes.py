@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .annotate import Annotation
+from .clauses import asked_positions
 from .errors import PackError
 from .frame import Frame, frame_from_dict
 from .pack import Pack
@@ -25,7 +26,7 @@ class RecipeMatch:
 def _contains(ann: Annotation, phrase: tuple[str, ...]) -> bool:
     """Whether the phrase is said in a clause that asks (a purpose or statement naming it is only context)."""
     tokens, n = ann.tokens, len(phrase)
-    asked = {i for c in ann.clauses if c.kind == "question" for i in range(c.start, c.end)} if ann.clauses else None
+    asked = asked_positions(ann.clauses)
     return any(tuple(tokens[i:i + n]) == phrase and (asked is None or i in asked) for i in range(len(tokens) - n + 1))
 
 
