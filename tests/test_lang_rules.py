@@ -59,6 +59,21 @@ def test_exclusion_examples(annotator, text, excluded):
     assert got == excluded
 
 
+def _either_way_examples():
+    for ex in rule_files("en")["exclusion"].get("examples", []):
+        if "either_way" in ex:
+            yield pytest.param(ex["text"], ex["either_way"], id=ex["text"][:40])
+
+
+@pytest.mark.parametrize("text,words", list(_either_way_examples()))
+def test_either_way_examples(annotator, text, words):
+    """'<value> or not': the value is read, set aside as context, and no span of it is left to filter on."""
+    ann = annotator.annotate(text)
+    for w in words:
+        assert all(w not in s.text for s in ann.spans if s.kind != "cue")
+        assert set(w.split()) <= set(ann.context)
+
+
 def _quantifier_examples():
     for ex in rule_files("en")["quantifiers"].get("examples", []):
         yield pytest.param(ex["text"], ex["quantifier"], id=ex["text"][:40])

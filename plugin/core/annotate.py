@@ -10,7 +10,7 @@ from .clauses import Clause, classify, pieces
 from .numbers import comparisons
 from .pack import Pack, language_for, norm_label
 from .phrase_rules import apply_rewrites, rewrite_rules, rule_files
-from .spelling import Speller, number_runs, parts_of_speech, verb_forms
+from .spelling import Speller, lemmas, number_runs, parts_of_speech, verb_forms
 from .text import normalize, phrase_key, tokens
 from .timeparse import TimeParser
 from .tokens import Span
@@ -115,8 +115,10 @@ class Annotator:
         self.speller = Speller(vocab={w for w in domain - self.stop if w.isalpha()},
                                protected=(names - self.known_words) | _named_elsewhere(pack), meaning=meaning)
         # a long grammar word misspelt by one letter ('conditon') is that grammar word: read as such, not left over
-        self.grammar = Speller(vocab={w for w in self.stop if len(w) >= 6 and w.isalpha()},
-                               protected=self.speller.protected, most=1)
+        # (forms of one verb tie without harm: 'happend' is as near 'happened' as 'happens')
+        grammar = {w for w in self.stop if len(w) >= 6 and w.isalpha()}
+        self.grammar = Speller(vocab=grammar, protected=self.speller.protected, most=1,
+                               meaning={w: lemmas(w) for w in grammar})
 
     def annotate(self, question: str) -> Annotation:
         """Cut the message into clauses, rewrite quantities said in words, find every span, correct the spelling
@@ -149,7 +151,22 @@ class Annotator:
         ann.unknown = [u for u in ann.unknown if u not in verbs]
         ann.context += [v for v in dict.fromkeys(verbs) if v not in ann.context]
         ann.excluded = exclusion_scopes(ann, self.rules.get("exclusion", {}))
+        self._either_way(ann)
         return ann
+
+    def _either_way(self, ann: Annotation) -> None:
+        """'<value> or not': the one condition the cue follows is read and set aside (context), not a filter."""
+        rules = self.rules.get("exclusion", {})
+        conds = sorted((s for s in ann.spans if s.kind != "cue"), key=lambda s: s.start)
+        dropped: set[int] = set()
+        for s in [s for s in ann.spans if s.kind == "cue" and s.value == "either_way_after"]:
+            c = _clause_of(ann.clauses, s.start)
+            bounds = (c.start, c.end) if c is not None else (0, len(ann.tokens))
+            covered = _covered(ann, conds, rules, s.start - 1, -1, bounds)[:1]
+            dropped |= {i for a, b in covered for i in range(a, b)} | set(range(s.start, s.end))
+        if dropped:
+            ann.spans = [s for s in ann.spans if s.start not in dropped]
+            ann.context += [ann.tokens[i] for i in sorted(dropped)]
 
     def _context(self, ann: Annotation, clauses: list[Clause]) -> Annotation:
         ann.clauses = [replace(c) for c in clauses]
@@ -236,11 +253,38 @@ class Annotator:
                 i += 1
         spans.sort(key=lambda s: s.start)
         spans = self._shared_head(spans, toks)
+        spans = self._restated(spans, toks, locked)
         # a number no reading used is said, not ignored, when it is long enough to name something (an id, a route)
         unknown = [t for j, t in enumerate(toks) if j not in locked and t not in self.stop and
                    (not t.isdigit() or len(t) >= 3)]
         return Annotation(toks, spans, unknown)
 
+
+    def _restated(self, spans: list[Span], toks: list[str], locked: set[int]) -> list[Span]:
+        """A word beside a value that every label of the value holds ('<dark> roadway' when each dark label says
+        roadway) only restates it: read with the value, not left over."""
+        for k, s in enumerate(spans):
+            if s.kind not in ("concept", "label"):
+                continue
+            words = set().union(*[self._label_words(kind, v) for kind, v in (s.items or [(s.kind, s.value)])])
+            for j in (s.end, s.start - 1):
+                if 0 <= j < len(toks) and j not in locked and toks[j] not in self.stop and toks[j] in words:
+                    spans[k] = s = replace(s, start=min(s.start, j), end=max(s.end, j + 1),
+                                           text=" ".join(toks[min(s.start, j):max(s.end, j + 1)]))
+                    locked.add(j)
+        return spans
+
+    def _label_words(self, kind: str, value: object) -> set[str]:
+        """The words every label of a value holds: a label's own words, or those all labels of a concept share
+        (on some source)."""
+        if kind == "label":
+            return set(normalize(str(value[2])).split())
+        concept = self.pack.concepts.get(str(value)) if kind == "concept" else None
+        out: set[str] = set()
+        for where in (concept.where.values() if concept else []):
+            labels = [set(normalize(str(v)).split()) for v in where.get("in", [])] if isinstance(where, dict) else []
+            out |= set.intersection(*labels) if labels else set()
+        return out
 
     def _shared_head(self, spans: list[Span], toks: list[str]) -> list[Span]:
         """'<value>, <value> or <value> <head>': a list of values ending in a phrase with a head word reads each value

@@ -8,6 +8,7 @@ from .text import normalize
 
 # a sentence ends at . ? ! ; followed by a space (a decimal point has none); a leading clause at , : or a dash
 _SENTENCE = re.compile(r"(?<=[.?!;])\s+(?=\S)")
+_ASIDE = ("purpose", "deadline")  # kinds of clause set aside whatever the others are
 _LEAD = re.compile(r"\s*(?:,|:(?!\d)|\s[-\u2013\u2014]+\s)\s*")
 
 
@@ -17,7 +18,7 @@ class Clause:
     raw: str
     start: int = 0
     end: int = 0
-    kind: str = "question"  # question | statement | purpose
+    kind: str = "question"  # question | statement | purpose | deadline (a purpose that says by when)
     asks: bool = False      # holds a question word or ends with '?'
     states: bool = False    # opens with the speaker as subject ('we ...', 'our ...') and holds no question word
 
@@ -26,16 +27,19 @@ def pieces(question: str, rules: dict) -> list[Clause]:
     """The message cut into sentences, and a leading clause cut off where a purpose or greeting opens it or a
     colon closes it."""
     openers = [tuple(normalize(o).split()) for o in rules.get("purpose_openers", [])]
+    deadlines = [tuple(normalize(o).split()) for o in rules.get("deadline_openers", [])]
     out: list[Clause] = []
     for said, meant in (rules.get("contractions") or {}).items():
         question = re.sub(rf"(?i)\b{re.escape(said).replace(chr(39), '[' + chr(39) + chr(8217) + ']')}", meant, question)
     for sent in _SENTENCE.split(question.strip()):
         m = _LEAD.search(sent)
         head = normalize(sent[:m.start()]).split() if m else []
-        purpose = bool(head) and any(tuple(head[:len(o)]) == o for o in openers)
-        colon = bool(m) and m.group(0).strip().startswith(":")
-        if m and (purpose or colon) and sent[m.end():].strip():
-            out.append(Clause(sent[:m.start()], kind="purpose" if purpose else "question"))
+        deadline = bool(head) and any(tuple(head[:len(o)]) == o for o in deadlines)
+        purpose = deadline or bool(head) and any(tuple(head[:len(o)]) == o for o in openers)
+        # a colon or a dash closes a clause of its own ('<the need> - how many ...?'); a comma only a purpose
+        closed = bool(m) and m.group(0).strip()[:1] in (":", "-", "\u2013", "\u2014")
+        if m and (purpose or closed) and sent[m.end():].strip():
+            out.append(Clause(sent[:m.start()], kind="deadline" if deadline else "purpose" if purpose else "question"))
             sent = sent[m.end():]
         tail = _closer(sent, rules.get("purpose_closers", []))
         if tail is not None and sent[:tail].strip():
@@ -73,12 +77,12 @@ def classify(clauses: list[Clause], cue_starts: dict[int, str], question_cues: s
         # ('we <saw> <something> on the map.': a cue word in a sentence that tells, not asks)
         cued = not c.states and any(c.start <= i < c.end and name in question_cues for i, name in cue_starts.items())
         c.asks = c.asks or cued
-    if not any(c.asks for c in clauses if c.kind != "purpose"):
+    if not any(c.asks for c in clauses if c.kind not in _ASIDE):
         for c in clauses:
-            c.kind = "question" if c.kind != "purpose" else "purpose"
+            c.kind = c.kind if c.kind in _ASIDE else "question"
         return
     for c in clauses:
-        if c.kind != "purpose":
+        if c.kind not in _ASIDE:
             c.kind = "question" if c.asks else "statement"
 
 

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from .frame import EPDO_FIELD, Group, Measure, Predicate, Rank, TimeSpec
 from .phrasing import is_event, is_place_pred, number_before
-from .qualifiers import asks_for_one
+from .qualifiers import asks_for_one, names_one
 from .spans import time_from_span
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def assemble_intent(w: Work) -> None:
         topn, which = w.topn, cx.cue("which")
         said_n = number_before(w.ann.tokens, w.group_spans)  # '3 <city> neighbourhoods with the fewest ...'
         limit = topn[0].value["n"] if topn else said_n if said_n else \
-            (1 if which and asks_for_one(cx, which, w.group_spans) else None)
+            (1 if (asks_for_one(cx, which, w.group_spans) if which else names_one(cx, w.group_spans)) else None)
         f.rank = Rank("asc" if cx.cue("rank_asc") and not cx.cue("rank_desc") else "desc", limit)
     f.filters = [p for _, p in w.target_preds]
     f.output = ["map", "table"] if f.intent in ("list", "locate") else ["table", "chart"] if f.group_by else ["table"]

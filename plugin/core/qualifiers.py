@@ -22,6 +22,15 @@ def asks_for_one(cx: Ctx, which_cues: list[Span], group_spans: list[Span]) -> bo
     return not any(is_plural_word(s.text.split()[-1]) for s in group_spans)
 
 
+def names_one(cx: Ctx, group_spans: list[Span]) -> bool:
+    """'<town> with the highest rate', no 'which': one when the grouped word is singular and no grouping word
+    ('by', 'per', 'each') comes before it (that asks for every group, ranked)."""
+    prefixes = {p.split()[-1] for p in words(cx.pack, "group_prefixes")}
+    toks = cx.ann.tokens
+    return bool(group_spans) and not any(
+        is_plural_word(s.text.split()[-1]) or (s.start > 0 and toks[s.start - 1] in prefixes) for s in group_spans)
+
+
 def excluded(ann: Annotation, s: Span):
     """How the exclusion cue that covers this span (its first token) words it, or None."""
     return next((cue for a, b, cue in ann.excluded if a <= s.start < b), None)

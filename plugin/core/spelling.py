@@ -31,6 +31,13 @@ def parts_of_speech(word: str) -> set[str]:
     return set(getAllLemmas(word)) if getAllLemmas is not None else set()
 
 
+def lemmas(word: str) -> frozenset[str]:
+    """Every lemma of a word, whatever its part of speech ('happens', 'happened': 'happen'); the word alone
+    when lemminflect knows none."""
+    found = frozenset(lem for lems in (getAllLemmas(word) if getAllLemmas else {}).values() for lem in lems)
+    return found or frozenset([word])
+
+
 def verb_forms(word: str) -> set[str]:
     """The Penn tags of the verb forms the word is ('noticed': VBD; 'speeding': VBG)."""
     if getAllLemmas is None:
