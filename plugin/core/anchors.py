@@ -39,8 +39,8 @@ class AnchorIndex:
     by_word: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
 
     def add(self, entity: str, name: str, abbreviations: dict[str, str], numbers: dict[str, int],
-            endings: dict[str, str] | None = None) -> None:
-        base = normalize(name)
+            endings: dict[str, str] | None = None, said: str | None = None) -> None:
+        base = normalize(said or name)
         if not base:
             return
         forms = {base}
@@ -81,6 +81,12 @@ class AnchorIndex:
                     idx.add(ent.name, name, abbreviations if ent.geometry == "line" else {}, numbers,
                             lang.get("place_name_endings", {}) if ent.area else None)
                     idx.same.setdefault((ent.name, normalize(name)), set()).update(normalize(n) for n in names)
+        # names the pack knows a feature by that the data does not hold ('Area 4' for a neighbourhood)
+        for entity, table in (pack.raw.get("aliases") or {}).items():
+            for said, real in (table or {}).items():
+                for e, name in list(idx.variants.get(normalize(real), [])):
+                    if e == entity:
+                        idx.add(entity, name, {}, numbers, said=said)
         for ent in pack.entities.values():
             if not ent.joins:
                 continue

@@ -159,11 +159,15 @@ class Annotator:
         rules = self.rules.get("exclusion", {})
         conds = sorted((s for s in ann.spans if s.kind != "cue"), key=lambda s: s.start)
         dropped: set[int] = set()
-        for s in [s for s in ann.spans if s.kind == "cue" and s.value == "either_way_after"]:
+        for s in [s for s in ann.spans if s.kind == "cue" and s.value in ("either_way_after", "either_way_before")]:
             c = _clause_of(ann.clauses, s.start)
             bounds = (c.start, c.end) if c is not None else (0, len(ann.tokens))
-            covered = _covered(ann, conds, rules, s.start - 1, -1, bounds)[:1]
-            dropped |= {i for a, b in covered for i in range(a, b)} | set(range(s.start, s.end))
+            if s.value == "either_way_after":
+                covered = _covered(ann, conds, rules, s.start - 1, -1, bounds)[:1]
+            else:  # only a field just after the cue: 'of any <value>' still keeps the value ('any dark light')
+                nxt = next((c for c in conds if c.start == s.end), None)
+                covered = [(nxt.start, nxt.end)] if nxt and nxt.kind in rules.get("either_way_before_covers", []) else []
+            dropped |= {i for a, b in covered for i in range(a, b)} | set(range(s.start, s.end)) if covered else set()
         if dropped:
             ann.spans = [s for s in ann.spans if s.start not in dropped]
             ann.context += [ann.tokens[i] for i in sorted(dropped)]

@@ -30,7 +30,9 @@ def pieces(question: str, rules: dict) -> list[Clause]:
     deadlines = [tuple(normalize(o).split()) for o in rules.get("deadline_openers", [])]
     out: list[Clause] = []
     for said, meant in (rules.get("contractions") or {}).items():
-        question = re.sub(rf"(?i)\b{re.escape(said).replace(chr(39), '[' + chr(39) + chr(8217) + ']')}", meant, question)
+        end = r"(?!\w)" if said[-1:].isalnum() else ""  # ('hr' is not the start of 'hrs')
+        question = re.sub(rf"(?i)\b{re.escape(said).replace(chr(39), '[' + chr(39) + chr(8217) + ']')}{end}", meant,
+                          question)
     for sent in _SENTENCE.split(question.strip()):
         m = _LEAD.search(sent)
         head = normalize(sent[:m.start()]).split() if m else []

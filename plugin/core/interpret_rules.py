@@ -14,7 +14,7 @@ from .sides import comparison_sides
 from .spans import Ctx, has, kinds, readings, time_from_span, words
 from .qualifiers import excluded, exists, groups_by_label_word, quantifier, time_left_out
 from .tokens import Span
-from .word_roles import heads_anchor, inverse, named_boundaries, place_values
+from .word_roles import heads_anchor, inverse, named_boundaries, place_values, restatements
 
 
 @dataclass
@@ -80,7 +80,10 @@ def _work(ann: Annotation, pack: Pack) -> Work:
     values = place_values(ann, pack)
     spans = [s for s in spans if not any(s is a or s is b for a, b, _ in values)] + [p for _, _, p in values]
     spans += no_records(ann.tokens, spans, pack)
-    read = {i for s in spans for i in range(s.start, s.end)}
+    rate = any(s.kind == "per" or s.kind == "cue" and s.value == "rate" for s in spans)
+    said_again = restatements(spans, pack, rate)
+    spans = [s for s in spans if not any(s is r for r in said_again)]
+    read = {i for s in spans + said_again for i in range(s.start, s.end)}
     f.unknown = [u for u in f.unknown if any(t == u and i not in read for i, t in enumerate(ann.tokens))]
     spans.sort(key=lambda s: s.start)
     ann = replace(ann, spans=spans)
@@ -202,7 +205,7 @@ def _predicates(w: Work) -> None:
             w.support_preds.append(p)
         elif p.concept and pack.concepts[p.concept].time:
             ts_conv = pack.convention(pack.concepts[p.concept].time["hours_from"], "hours") or []
-            w.time_spans.append(Span(s.start, s.end, "time", {"hours": ts_conv}, s.text))
+            w.time_spans.append(Span(s.start, s.end, "time", {"hours": ts_conv, "vague": True}, s.text))
         else:
             w.target_preds.append((s, p))
     w.support_preds += [p for _, p in either(w.cx, support)]
@@ -338,7 +341,8 @@ def _time_and_scope(w: Work) -> None:
             continue
         w.target_preds.append((a, Predicate(op="place", values=[{"entity": a.value["entity"], "name": a.value["name"]}],
                                             text=excluded(w.ann, a)(a.text), negate=True)))
-    f.scope = [_place(a) for a in w.scope_spans]
+    # (the same place said twice, by its name and by another it is known by, is one place)
+    f.scope = list({(a.value["entity"], a.value["name"]): _place(a) for a in w.scope_spans}.values())
 
 
 def _family(pack: Pack, entity: str) -> set[str]:

@@ -47,6 +47,7 @@ def either(cx: Ctx, preds: list) -> list:
     """'injury or fatal crashes', 'injury crashes incl fatal': conditions joined by an either-word hold for
     records meeting any of them (one predicate), even when one names a subset of the other."""
     words = set(language_for(cx.pack).get("either_words", []))
+    lists = set(word_list(cx.pack, "list_joins"))
     out: list = []
     for span, p in preds:
         # ('<value> (not <value> or <value>)': what is left out is never an alternative to what is kept)
@@ -54,9 +55,13 @@ def either(cx: Ctx, preds: list) -> list:
                 and p.negate == out[-1][1].negate:
             # the either-word just before this condition ('..., incl fatal'); the one it joins may be further back
             j = span.start
-            while j > out[-1][0].end and (cx.ann.tokens[j - 1] in words or cx.ann.tokens[j - 1] in word_list(cx.pack, 'filler')):
+            while j > out[-1][0].end and (cx.ann.tokens[j - 1] in words | lists or
+                                          cx.ann.tokens[j - 1] in word_list(cx.pack, 'filler')):
                 j -= 1
-            if any(t in words for t in cx.ann.tokens[j:span.start]):
+            joins = set(cx.ann.tokens[j:span.start])
+            # ('fatal and injury crashes'): a record holds one value of a field, so 'and' between two values of
+            # the same field can only mean either
+            if joins & words or (joins & lists and _one_field(cx.pack, out[-1][1], p)):
                 prev_span, prev = out.pop()
                 members = (prev.any_of if prev.op == "any" and not prev.concept else [prev]) + [p]
                 # 'not A or B' leaves out the records meeting either: the negation holds for the group
@@ -67,6 +72,21 @@ def either(cx: Ctx, preds: list) -> list:
                 continue
         out.append((span, p))
     return out
+
+
+def _values_of(pack: Pack, p) -> dict[tuple[str, str], set]:
+    """(entity, field) -> the values a plain value condition allows there: its own, or its concept's."""
+    if p.concept and p.concept in pack.concepts:
+        return {(e, w["field"]): set(w["in"]) for e, w in pack.concepts[p.concept].where.items()
+                if isinstance(w, dict) and "field" in w and "in" in w}
+    return {(p.entity, p.field): set(p.values)} if p.field and p.op == "in" else {}
+
+
+def _one_field(pack: Pack, a, b) -> bool:
+    """Whether two conditions give values of one same field, the second not a narrowing of the first: 'fatal
+    and injury' lists kinds (either), 'dark and unlit' narrows (both)."""
+    va, vb = _values_of(pack, a), _values_of(pack, b)
+    return not a.negate and not b.negate and any(not vb[k] < va[k] for k in va.keys() & vb.keys())
 
 
 def plural(pack: Pack, span: Span) -> bool:

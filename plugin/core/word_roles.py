@@ -97,3 +97,22 @@ def named_boundaries(ann: Annotation, pack: Pack) -> list[Span]:
                 s = Span(s.start, s.end, s.kind, {**s.value, "entity": area.name}, s.text, s.items)
         out.append(s)
     return out
+
+
+def restatements(spans: list[Span], pack: Pack, rate: bool) -> list[Span]:
+    """Spans that only restate another part of the question: a year beside a field that holds that year's
+    values ('the 2010 population'), and, when a rate per residents is asked, the population it is computed
+    with ('per 10,000 residents (census population)')."""
+    pop = (pack.convention("population", "entity"), pack.convention("population", "field"))
+    fields = [s for s in spans if s.kind == "field"]
+    compared = {s.end for s in spans if s.kind == "numcmp"} | {s.end + 1 for s in spans if s.kind == "numcmp"}
+    # (a population compared with a number, 'towns over 50,000 people', is a condition, not a restatement)
+    out = [s for s in fields if rate and readings(s, "field") and all(r == pop for r in readings(s, "field"))
+           and s.start not in compared]
+    for t in spans:
+        years = t.value.get("years", []) if t.kind == "time" and isinstance(t.value, dict) else []
+        if len(years) == 1 and set(t.value) == {"years"} and any(
+                min(abs(f.start - t.end), abs(t.start - f.end)) <= 2 and any(str(years[0]) in name for _, name in
+                                                                         readings(f, "field")) for f in fields):
+            out.append(t)
+    return out
