@@ -210,8 +210,13 @@ class Annotator:
                 c.start = lead
         keeps = {k: set(v) for k, v in rules.get("keeps", {}).items()}
         keep = []
+        asked_names = [set(s.text.split()) for s in ann.spans if s.kind == "anchor" and
+                       (_clause_of(ann.clauses, s.start) is None or _clause_of(ann.clauses, s.start).kind == "question")]
         for s in ann.spans:
             c = _clause_of(ann.clauses, s.start)
+            if c is not None and c.kind != "question" and s.kind == "anchor" and any(
+                    set(s.text.split()) < n for n in asked_names):
+                continue  # ('for the <name> walk audit: ... of the <name> school?'): the feature the question names
             if c is not None and c.kind != "question" and s.kind not in keeps.get(c.kind, set()) and not (
                     s.kind == "cue" and s.value in rules.get("keep_cues", [])):
                 continue

@@ -401,6 +401,7 @@ def _groups(w: Work) -> None:
             # 'keep the <records> outside all <areas> as their own group': the areas listed are those with records,
             # unless the empty ones are asked for too
             g.outside, g.empty = True, bool(cx.cue("keep_empty"))
+    _each_place_rate(w)
     sup_group = next((g for g in f.group_by if g.kind == "support"), None)
     if f.near is None and sup_group and w.distances:
         # "crashes by school within 300 m": the distance belongs to the features grouped by
@@ -413,6 +414,19 @@ def _groups(w: Work) -> None:
                 g = Group("time", readings(s, "timepart")[0])
                 if g not in f.group_by:
                     f.group_by.append(g)
+
+
+def _each_place_rate(w: Work) -> None:
+    """'<rate> for <place>, <place> and <place>': a rate is each place's own over its own population, never one
+    rate of the places pooled."""
+    f = w.f
+    rate = any(s.kind == "per" or (s.kind == "cue" and s.value == "rate") for s in w.spans)
+    kinds_of = {p.entity for p in f.scope}
+    if not rate or f.group_by or f.compare or len(f.scope) < 2 or len(kinds_of) != 1 or not f.target:
+        return
+    pf = w.pack.entities[f.target].places.get(kinds_of.pop()) or {}
+    if pf.get("field"):
+        f.group_by.append(Group("field", f"{f.target}.{pf['field']}"))
 
 
 def _applies(pack: Pack, p: Predicate, entity: str) -> bool:
