@@ -39,7 +39,7 @@ class AnchorIndex:
     by_word: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
 
     def add(self, entity: str, name: str, abbreviations: dict[str, str], numbers: dict[str, int],
-            endings: dict[str, str] | None = None, said: str | None = None) -> None:
+            endings: dict[str, str] | None = None, said: str | None = None, needs_word: bool = False) -> None:
         base = normalize(said or name)
         if not base:
             return
@@ -56,7 +56,7 @@ class AnchorIndex:
             lst = self.variants.setdefault(form, [])
             if (entity, name) not in lst:
                 lst.append((entity, name))
-            for word in form.split():
+            for word in form.split() if not needs_word else ():
                 self.by_word.setdefault(word, set()).add((entity, name))
 
     def synonyms(self, entity: str, name: str) -> set[str]:
@@ -79,7 +79,7 @@ class AnchorIndex:
                 names = [n for n in row if n]
                 for name in names:
                     idx.add(ent.name, name, abbreviations if ent.geometry == "line" else {}, numbers,
-                            lang.get("place_name_endings", {}) if ent.area else None)
+                            lang.get("place_name_endings", {}) if ent.area else None, needs_word=ent.anchor_needs_word)
                     idx.same.setdefault((ent.name, normalize(name)), set()).update(normalize(n) for n in names)
         # names the pack knows a feature by that the data does not hold ('Area 4' for a neighbourhood)
         for entity, table in (pack.raw.get("aliases") or {}).items():
@@ -166,11 +166,14 @@ class AnchorIndex:
                 for variant, score in hits:
                     for ent, name in self.variants[variant]:
                         need = pack.entities[ent].anchor_min_score if score < 100 else 0
-                        if score >= need:
+                        if score >= need and (not pack.entities[ent].anchor_needs_word or
+                                              _beside_word(toks, i, i + n, pack.entities[ent].words)):
                             cands.append({"entity": ent, "name": name, "score": round(score, 1)})
                 if not cands:
                     continue
-                cands.sort(key=lambda c: (-c["score"], pack.priority(c["entity"]), c["name"]))
+                # ('<name> station'): the layer a word beside the name names comes first
+                cands.sort(key=lambda c: (-c["score"], not _beside_word(toks, i, i + n, pack.entities[c["entity"]].words),
+                                          pack.priority(c["entity"]), c["name"]))
                 top = cands[0]
                 found.append(AnchorMatch(top["entity"], top["name"], top["score"], i, i + n, text,
                                          others=[c for c in cands[1:] if c["score"] >= top["score"] - 3]))
@@ -209,3 +212,12 @@ MAX_EXACT_WORDS, MAX_FUZZY_WORDS = 14, 6
 # a name found only as part of longer names: always confirmed with the user; at most this many are offered
 PARTIAL_SCORE = 70.0
 MAX_PARTIAL = 8
+
+
+def _beside_word(toks: list[str], start: int, end: int, words: list[str]) -> bool:
+    """Whether one of an entity's words comes right after the name, or right before it ('Central station')."""
+    for w in words:
+        parts = w.split()
+        if toks[end:end + len(parts)] == parts or (start >= len(parts) and toks[start - len(parts):start] == parts):
+            return True
+    return False

@@ -82,6 +82,9 @@ class Entity:
     shares_words_with: str | None = None
     always: list[str] = field(default_factory=list)
     anchor_min_score: int = 88
+    # names of this layer are read only beside one of its words ('Central station'): thousands of stop names
+    # would otherwise claim common words
+    anchor_needs_word: bool = False
     answers: str = ""
     id_field: str | None = None
     joins: dict = field(default_factory=dict)  # names made of another entity's names: {entity, separator}
@@ -216,6 +219,7 @@ def load_pack(path: str | Path) -> Pack:
             time=e.get("time", {}), places=e.get("places", {}), where=e.get("where"),
             severity_field=e.get("severity_field"), shares_words_with=e.get("shares_words_with"),
             always=e.get("always", []), anchor_min_score=e.get("anchor_min_score", 88),
+            anchor_needs_word=bool(e.get("anchor_needs_word", False)),
             answers=e.get("answers", ""), id_field=e.get("id_field"), joins=e.get("joins", {}),
             dataset_names=[w.lower() for w in e.get("dataset_names", [])])
     concepts = {n: Concept(name=n, words=[w.lower() for w in c.get("words", [])], where=c.get("where", {}),

@@ -1,0 +1,60 @@
+"""Phrasings read this session, through the whole rules pipeline and checked against an analyst's SQL: names said
+with their kind word or by another name, values joined by 'and', '<value> or not', restated years, rates per place."""
+from __future__ import annotations
+
+from conftest import scalar
+
+
+def ask(pipeline, q):
+    a = pipeline.ask(q)
+    assert a.status == "answered", (q, a.status, a.answer, a.error)
+    return a
+
+
+def test_stop_name_is_read_beside_its_kind_word_only(pipeline, admin):
+    a = ask(pipeline, "crashes within 800 m of Central station")
+    ref = scalar(admin, """SELECT count(*) FROM ma.massdot_crash c WHERE EXISTS (SELECT 1 FROM ma.mbta_stop s
+                           WHERE s.stop_name = 'Central' AND ST_DWithin(c.geom, s.geom, 800))""")
+    assert a.rows[0][0] == ref > 0
+    a = pipeline.ask("fatal crashes in the state")  # a stop is named 'State': not without a kind word
+    assert a.status == "answered" and a.rows[0][0] == scalar(
+        admin, "SELECT count(*) FROM ma.massdot_crash WHERE crash_severity_descr = 'Fatal injury'")
+
+
+def test_neighbourhood_said_by_another_name(pipeline, admin):
+    a = ask(pipeline, "count police crash reports located in area 4")
+    ref = scalar(admin, """SELECT count(*) FROM ma.cambridge_crash c JOIN ma.neighborhood n
+                           ON ST_Intersects(n.geom, c.geom) WHERE n.name = 'The Port'""")
+    assert a.rows[0][0] == ref > 0
+
+
+def test_values_of_one_field_joined_by_and(pipeline, admin):
+    a = ask(pipeline, "how many fatal and injury crashes in Worcester")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'WORCESTER'
+                                           AND crash_severity_descr IN ('Fatal injury', 'Non-fatal injury')""")
+    a = ask(pipeline, "how many crashes where the road was dark and unlit")  # the second narrows the first
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash
+                                           WHERE ambnt_light_descr = 'Dark - roadway not lighted'""")
+
+
+def test_value_or_not_is_set_aside(pipeline, admin):
+    a = ask(pipeline, "how many crashes in Boston at night, on a lit roadway or not")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'BOSTON'
+                                           AND ambnt_light_descr LIKE 'Dark%%'""")
+
+
+def test_year_of_the_population_restates_it(pipeline, admin):
+    a = ask(pipeline, "crashes per 1,000 residents in Salem, with the 2010 population")
+    crashes = scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'")
+    pop = scalar(admin, "SELECT pop2010 FROM ma.town WHERE town = 'SALEM'")
+    assert abs(float(a.rows[0][a.columns.index("rate_per_1000")]) - 1000.0 * crashes / pop) < 0.01
+
+
+def test_rate_for_several_places_is_each_place_own(pipeline, admin):
+    a = ask(pipeline, "crash rate per 10,000 residents for Salem, Lynn and Peabody")
+    assert len(a.rows) == 3
+    for town in ("SALEM", "LYNN", "PEABODY"):
+        crashes = scalar(admin, f"SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = '{town}'")
+        pop = scalar(admin, f"SELECT pop2010 FROM ma.town WHERE town = '{town}'")
+        row = next(r for r in a.rows if town in r)
+        assert abs(float(row[a.columns.index("rate_per_10000")]) - 10000.0 * crashes / pop) < 0.01
