@@ -200,8 +200,14 @@ class Annotator:
         rules = self.rules.get("context", {})
         cues = {s.start: str(s.value) for s in ann.spans if s.kind == "cue"}
         classify(ann.clauses, cues, set(rules.get("question_cues", [])))
+        leads = {id(c): _reported(ann.tokens, c, rules.get("reporting_verbs", [])) if c.kind == "question" else c.start
+                 for c in ann.clauses}
+        direct = any(c.kind == "question" and leads[id(c)] == c.start for c in ann.clauses)
         for c in list(ann.clauses):
-            lead = _reported(ann.tokens, c, rules.get("reporting_verbs", [])) if c.kind == "question" else c.start
+            lead = leads[id(c)]
+            if direct and lead > c.start:
+                c.kind = "reported"  # ('<someone> asked how many ... . What share ...?'): the question asked next says it
+                continue
             asked_before = any(c.start <= i < lead and str(v) in set(rules.get("question_cues", [])) for i, v in
                                cues.items()) or any(t in rules.get("question_words", []) for t in ann.tokens[c.start:lead])
             if lead > c.start and not asked_before:
@@ -240,6 +246,8 @@ class Annotator:
             locked.update(range(s.start, s.end))
         if self.anchors:
             for m in self.anchors.match(toks, locked, self.pack, self.stop, self.known_words):
+                if self._inside_longer_phrase(toks, m.start, m.end, locked):
+                    continue  # ('under <city of name> jurisdiction'): a longer value of the pack holds the name
                 spans.append(Span(m.start, m.end, "anchor", {"entity": m.entity, "name": m.name, "score": m.score,
                                                              "others": m.others}, m.text))
                 locked.update(range(m.start, m.end))
@@ -268,6 +276,16 @@ class Annotator:
                    (not t.isdigit() or len(t) >= 3)]
         return Annotation(toks, spans, unknown)
 
+
+    def _inside_longer_phrase(self, toks: list[str], start: int, end: int, locked: set[int]) -> bool:
+        """Whether a longer phrase of the lexicon (a value or concept, not a record word) covers [start, end)."""
+        for n in range(min(self.lex.max_len, len(toks)), end - start, -1):
+            for i in range(max(0, end - n), min(start, len(toks) - n) + 1):
+                items = self.lex.phrases.get(tuple(toks[i:i + n]))
+                if items and not any(j in locked for j in range(i, i + n)) and \
+                        any(k in ("label", "concept") for k, _ in items):
+                    return True
+        return False
 
     def _restated(self, spans: list[Span], toks: list[str], locked: set[int]) -> list[Span]:
         """A word beside a value that every label of the value holds ('<dark> roadway' when each dark label says

@@ -48,6 +48,8 @@ def either(cx: Ctx, preds: list) -> list:
     records meeting any of them (one predicate), even when one names a subset of the other."""
     words = set(language_for(cx.pack).get("either_words", []))
     lists = set(word_list(cx.pack, "list_joins"))
+    # ('either in the rain or on wet pavement'): the prepositions of each alternative stand between them
+    gaps = set(word_list(cx.pack, "after_noun_prepositions")) | set(word_list(cx.pack, 'filler'))
     out: list = []
     for span, p in preds:
         # ('<value> (not <value> or <value>)': what is left out is never an alternative to what is kept)
@@ -55,8 +57,7 @@ def either(cx: Ctx, preds: list) -> list:
                 and p.negate == out[-1][1].negate:
             # the either-word just before this condition ('..., incl fatal'); the one it joins may be further back
             j = span.start
-            while j > out[-1][0].end and (cx.ann.tokens[j - 1] in words | lists or
-                                          cx.ann.tokens[j - 1] in word_list(cx.pack, 'filler')):
+            while j > out[-1][0].end and cx.ann.tokens[j - 1] in words | lists | gaps:
                 j -= 1
             joins = set(cx.ann.tokens[j:span.start])
             # ('fatal and injury crashes'): a record holds one value of a field, so 'and' between two values of
