@@ -58,3 +58,19 @@ def test_rate_for_several_places_is_each_place_own(pipeline, admin):
         pop = scalar(admin, f"SELECT pop2010 FROM ma.town WHERE town = '{town}'")
         row = next(r for r in a.rows if town in r)
         assert abs(float(row[a.columns.index("rate_per_10000")]) - 10000.0 * crashes / pop) < 0.01
+
+
+def test_features_within_each_area_are_contained_not_near(pipeline, admin):
+    a = ask(pipeline, "how many traffic signals lie within each neighbourhood? only the ones that have at least one")
+    ref = {r[0]: r[1] for r in _rows(admin, """SELECT n.name, count(*) FROM ma.traffic_signal s
+                                              JOIN ma.neighborhood n ON ST_Intersects(n.geom, s.geom) GROUP BY 1""")}
+    assert {r[0]: r[1] for r in a.rows} == ref
+    a = ask(pipeline, "which neighbourhoods have traffic signals, and how many does each have? put any signal that "
+                      "isnt inside a neighbourhood in its own group")
+    assert len(a.rows) == len(ref) + 1 and any(r[0] is None for r in a.rows)
+
+
+def _rows(conn, sql):
+    with conn.cursor() as cur:
+        cur.execute(sql)
+        return cur.fetchall()

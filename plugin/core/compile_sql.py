@@ -211,8 +211,8 @@ class Compiler(Measures):
                 on = self.place_join(pf, name.copy(), "t") if pf else \
                     exp.func("ST_Intersects", col("geom", "a"), col("geom", "t"))
                 # the areas listed even when empty ('left' from the areas); the records outside every area kept
-                # as a group of their own too ('full'), or instead ('left' from the records)
-                kind = "full" if g.outside and g.empty else "left"
+                # as a group of their own too ('full'), or instead ('left' from the records); neither: 'inner'
+                kind = "full" if g.outside and g.empty else "left" if g.outside or g.empty else "inner"
                 join = (src, on, kind) if g.empty else (table_ref(self.pack, area, "a"), on, kind)
                 src = table_ref(self.pack, area, "a") if g.empty else src
                 selects.append(name.as_(g.name))

@@ -14,7 +14,7 @@ from .sides import comparison_sides
 from .spans import Ctx, has, kinds, readings, time_from_span, words
 from .qualifiers import excluded, exists, groups_by_label_word, quantifier, time_left_out
 from .tokens import Span
-from .word_roles import heads_anchor, inverse, named_boundaries, place_values, restatements
+from .word_roles import area_grouped, heads_anchor, inverse, named_boundaries, place_values, restatements
 
 
 @dataclass
@@ -113,7 +113,9 @@ def _roles(w: Work) -> None:
             continue  # 'ice on the road': where the records happened, not a relation to the street features
         after_near = ("cue", "near") in prev_kinds or along_only and bool(lines)
         after_group = any(p in cx.cue("group") for p in cx.before(s, 1))
-        if (after_distance or after_near) and ents:
+        if area_grouped(cx, s, w.distances):
+            w.group_spans.append(s)  # ('<features> within each <area>'): contained, not near
+        elif (after_distance or after_near) and ents:
             w.near_spans.append(s)
         elif (after_group and not is_event(pack, ents)) or (w.before_is_rank(s) and w.superlative
                                                              and not is_event(pack, ents)):
@@ -397,6 +399,8 @@ def _groups(w: Work) -> None:
         if grp not in f.group_by:
             f.group_by.append(grp)
     for g in f.group_by:
+        if g.kind == "area" and (cx.cue("exists") or cx.cue("which")) and not cx.cue("keep_empty"):
+            g.empty = False  # ('only the <areas> that have at least one', 'which <areas> have ...')
         if g.kind == "area" and cx.cue("keep_outside"):
             # 'keep the <records> outside all <areas> as their own group': the areas listed are those with records,
             # unless the empty ones are asked for too

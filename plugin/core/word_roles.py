@@ -116,3 +116,18 @@ def restatements(spans: list[Span], pack: Pack, rate: bool) -> list[Span]:
                                                                          readings(f, "field")) for f in fields):
             out.append(t)
     return out
+
+
+def area_grouped(cx: Ctx, s: Span, distances: list[Span]) -> bool:
+    """An area word that groups the records by containment: 'within each <area>' (no distance said) and
+    'which <areas> have <features>, how many ...'."""
+    ents = readings(s, "entity")
+    if not ents or not all(cx.pack.entities[e].area for e in ents) or distances:
+        return False
+    before = cx.before(s, 3)
+    if any(p in cx.cue("group") for p in before) and any(p in cx.cue("near") for p in before):
+        return True
+    after = [p for p in cx.ann.spans if s.end <= p.start <= s.end + 2]
+    which = any(p in cx.cue("which") for p in cx.before(s, 1))
+    return which and bool(cx.cue("count")) and any(p.value in words(cx.pack, "plural_after_which") or
+                                                   p.text in words(cx.pack, "plural_after_which") for p in after)
