@@ -74,3 +74,25 @@ def _rows(conn, sql):
     with conn.cursor() as cur:
         cur.execute(sql)
         return cur.fetchall()
+
+
+def test_records_with_and_without_a_location(pipeline, admin):
+    a = ask(pipeline, "how many crashes in Boston have no location")
+    assert a.rows[0][0] == scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'BOSTON' "
+                                         "AND geom IS NULL") > 0
+    a = ask(pipeline, "geocoded crashes in Boston, how many")
+    assert a.rows[0][0] == scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'BOSTON' "
+                                         "AND geom IS NOT NULL")
+
+
+def test_outside_the_one_boundary_polygon_with_a_town_field(pipeline, admin):
+    a = ask(pipeline, "how many crashes coded to Cambridge lie outside the city boundary")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash c WHERE city_town_name = 'CAMBRIDGE'
+        AND c.geom IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ma.city_boundary b WHERE ST_Intersects(b.geom, c.geom))""")
+
+
+def test_which_of_those_asks_for_the_features_stated(pipeline, admin):
+    a = ask(pipeline, "Our feed lists traffic signals under the city - which of those lie outside the city boundary?")
+    ref = scalar(admin, """SELECT count(*) FROM ma.traffic_signal s WHERE NOT EXISTS
+        (SELECT 1 FROM ma.city_boundary b WHERE ST_Intersects(b.geom, s.geom))""")
+    assert len(a.rows) == ref > 0

@@ -177,6 +177,10 @@ class Annotator:
         self._set_aside_context(ann)
         return ann
 
+    def _area(self, s: Span) -> bool:
+        """Whether an entity word names an area layer (a place records lie in, not a thing asked about)."""
+        return all(self.pack.entities[v].area for k, v in (s.items or [(s.kind, s.value)]) if k == "entity")
+
     def _records(self, s: Span) -> bool:
         """Whether an entity word names records that happen (with a time), as a source does."""
         return any(k == "entity" and self.pack.entities[v].time for k, v in (s.items or [(s.kind, s.value)]))
@@ -218,6 +222,9 @@ class Annotator:
         keep = []
         asked_names = [set(s.text.split()) for s in ann.spans if s.kind == "anchor" and
                        (_clause_of(ann.clauses, s.start) is None or _clause_of(ann.clauses, s.start).kind == "question")]
+        # ('<features> filed under <place> - which of those ...?'): a question naming nothing asks of what was stated
+        asks_of = any(s.kind == "entity" and not self._area(s) and (_clause_of(ann.clauses, s.start) is None or
+                                              _clause_of(ann.clauses, s.start).kind == "question") for s in ann.spans)
         for s in ann.spans:
             c = _clause_of(ann.clauses, s.start)
             if c is not None and c.kind != "question" and s.kind == "anchor" and any(
@@ -226,7 +233,7 @@ class Annotator:
             if c is not None and c.kind != "question" and s.kind not in keeps.get(c.kind, set()) and not (
                     s.kind == "cue" and s.value in rules.get("keep_cues", [])):
                 continue
-            if c is not None and c.kind != "question" and s.kind == "entity" and not self._records(s):
+            if c is not None and c.kind != "question" and s.kind == "entity" and not self._records(s) and asks_of:
                 continue  # ('... a talk to <features>.'): a statement names the records, never a feature to be near
             keep.append(s)
         used = {i for s in keep for i in range(s.start, s.end)}

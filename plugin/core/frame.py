@@ -19,11 +19,15 @@ QUANTIFIERS = ("some", "none")
 LATER_DEFAULTS = {("near", "quantifier"): "some"}
 
 
+# conditions on no field of the records: a time, a relation, a place, an area's attribute, having a location
+NON_FIELD_OPS = ("time", "near", "place", "area_attr", "near_place", "located")
+
+
 @dataclass
 class Predicate:
     """field op values on `entity` (None = the primary entity); `any_of` is an OR group of predicates."""
     field: str = ""
-    op: str = "in"  # in | not_in | has | eq | between | gte | lte
+    op: str = "in"  # in | not_in | has | eq | between | gte | lte | located, or one of NON_FIELD_OPS
     values: list = dc_field(default_factory=list)
     entity: Optional[str] = None
     concept: Optional[str] = None

@@ -32,7 +32,8 @@ def assemble_intent(w: Work) -> None:
     elif w.superlative and (f.group_by or f.near):
         f.intent = "rank"
     elif (cx.cue("list") or (w.target_span and any(x in cx.cue("which") for x in cx.before(w.target_span, 1)))
-          or _bare_features(w)) and not cx.cue("count") and not f.group_by and f.measure.kind == "count":
+          or _bare_features(w) or _which_of_those(w)) and not cx.cue("count") and not f.group_by \
+            and f.measure.kind == "count":
         # "show ...", and "which <features> had ...": the features themselves
         f.intent = "list"
     else:
@@ -47,6 +48,12 @@ def assemble_intent(w: Work) -> None:
         f.rank = Rank("asc" if cx.cue("rank_asc") and not cx.cue("rank_desc") else "desc", limit)
     f.filters = [p for _, p in w.target_preds]
     f.output = ["map", "table"] if f.intent in ("list", "locate") else ["table", "chart"] if f.group_by else ["table"]
+
+
+def _which_of_those(w: Work) -> bool:
+    """'<features> ... - which of those ...?': 'which' after the features named asks for those features."""
+    return bool(w.target_span and w.f.target and not is_event(w.pack, [w.f.target]) and
+                any(x.start >= w.target_span.end for x in w.cx.cue("which")))
 
 
 def _bare_features(w: Work) -> bool:

@@ -210,6 +210,8 @@ def _predicates(w: Work) -> None:
             w.time_spans.append(Span(s.start, s.end, "time", {"hours": ts_conv, "vague": True}, s.text))
         else:
             w.target_preds.append((s, p))
+    for s in w.cx.cue("located") + w.cx.cue("not_located"):  # ('geocoded <records>', '<records> with no location')
+        w.target_preds.append((s, Predicate(op="located", negate=s in w.cx.cue("not_located"), text=s.text)))
     w.support_preds += [p for _, p in either(w.cx, support)]
     w.time_spans.sort(key=lambda s: s.start)
     if any("hours" in s.value and not s.value.get("vague") for s in w.time_spans):
@@ -338,7 +340,7 @@ def _time_and_scope(w: Work) -> None:
     for a in [a for a in w.scope_spans if excluded(w.ann, a)]:
         # 'not counting <place>': the records outside that place; the same place kept and left out is asked back
         w.scope_spans.remove(a)
-        if any(k.value["name"] == a.value["name"] for k in w.scope_spans):
+        if any((k.value["entity"], k.value["name"]) == (a.value["entity"], a.value["name"]) for k in w.scope_spans):
             f.unknown.append(a.text)
             continue
         w.target_preds.append((a, Predicate(op="place", values=[{"entity": a.value["entity"], "name": a.value["name"]}],

@@ -1,7 +1,7 @@
 """The read-back: what MapAsk understood, written from the repaired frame in the language's own templates."""
 from __future__ import annotations
 
-from .frame import Frame, Predicate, TimeSpec
+from .frame import NON_FIELD_OPS, Frame, Predicate, TimeSpec
 from .pack import Entity, Pack
 from .phrase_rules import rule_files
 from .text import language
@@ -30,7 +30,7 @@ def condition(pack: Pack, ent: Entity, p: Predicate, t: dict) -> str:
     if p.op == "any":
         return _join([condition(pack, ent, m, t) for m in p.any_of], t["or"])
     fld = ent.fields.get(p.field)
-    if fld is None or p.op in ("time", "near", "place", "area_attr", "near_place"):
+    if fld is None or p.op in NON_FIELD_OPS:
         return p.text
     vals = _labels(p.values, t) if p.op in ("in", "not_in", "has", "eq") else \
         f"{p.op} {' - '.join(str(v) for v in p.values)}"

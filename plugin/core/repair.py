@@ -5,7 +5,7 @@ import copy
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from .frame import EPDO_FIELD, INTENTS, Frame, Group, Measure, Place, Predicate, TimeSpec, frame_problems
+from .frame import EPDO_FIELD, INTENTS, NON_FIELD_OPS, Frame, Group, Measure, Place, Predicate, TimeSpec, frame_problems
 from .anchors import PARTIAL_SCORE
 from .numbers import band, holds
 from .source_choice import choose_entity, field_keys, has_time_part
@@ -84,7 +84,7 @@ class Repairer:
         return out
 
     def _resolve_pred(self, ent: Entity, q: Predicate, path: str, log, r: RepairResult) -> Predicate | None:
-        if q.op in ("time", "near", "place", "area_attr", "near_place"):
+        if q.op in NON_FIELD_OPS:
             return q
         if q.op == "any" and not q.concept:  # conditions joined by 'or': each resolved, any may hold
             return self._resolve_any(ent, q, path, log, r)

@@ -56,6 +56,8 @@ class RowConditions:
             return self.place_cond(ent, Place(entity=p.values[0]["entity"], name=p.values[0]["name"]), t)
         if p.op == "area_attr":
             return area_condition(self.pack, ent, p.values[0], t)
+        if p.op == "located":
+            return exp.Not(this=exp.Is(this=col("geom", t), expression=exp.null()))
         if p.op == "near_place":
             v = p.values[0]
             feat = self.pack.entity(v["entity"])

@@ -95,8 +95,24 @@ def named_boundaries(ann: Annotation, pack: Pack) -> list[Span]:
             if area is not None and area.area and not area.names and \
                     norm_label(str(area.coverage.get("town", ""))) == norm_label(s.value["name"]):
                 s = Span(s.start, s.end, s.kind, {**s.value, "entity": area.name}, s.text, s.items)
+        elif s.kind == "entity" and _lone_area(pack, s) and not any(
+                a.kind == "anchor" and a.end == s.start for a in ann.spans) and (cue := next((
+                c for c in ann.spans if c.kind == "cue" and s.start - 3 <= c.end <= s.start and {"in", "exclude_before"} &
+                {v for k, v in (c.items or [(c.kind, c.value)]) if k == "cue"}), None)):
+            # 'outside the city boundary': the one polygon of a layer that covers one town is a place
+            area = pack.entities[s.value]
+            if ("cue", "exclude_before") in (cue.items or [(cue.kind, cue.value)]):
+                ann.excluded.append((s.start, s.end, lambda t, said=cue.text: f"{said} {t}"))
+            s = Span(s.start, s.end, "anchor", {"entity": area.name, "name": str(area.coverage.get("town", "")),
+                                                "score": 100.0, "others": []}, s.text)
         out.append(s)
     return out
+
+
+def _lone_area(pack: Pack, s: Span) -> bool:
+    """Whether an entity word names an area layer of one unnamed polygon covering one town."""
+    area = pack.entities.get(s.value) if isinstance(s.value, str) else None
+    return area is not None and area.area and not area.names and bool(area.coverage.get("town"))
 
 
 def restatements(spans: list[Span], pack: Pack, rate: bool) -> list[Span]:
