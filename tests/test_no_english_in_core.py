@@ -27,7 +27,7 @@ def _code_names() -> set[str]:
     lang = yaml.safe_load((CORE / "language_en.yaml").read_text(encoding="utf-8"))
     names = set(INTENTS) | set(MEASURES) | set(TIME_PARTS) | {f.name for f in fields(TimeSpec)}
     names |= set(lang["cues"]) | set(lang["time_parts"])
-    names |= {"question", "statement", "purpose", "within", "along", "nearest", "some", "none", "map", "table",
+    names |= {"question", "statement", "purpose", "deadline", "reported", "within", "along", "nearest", "some", "none", "map", "table",
               "chart", "number", "fraction", "unit", "sum", "product", "label", "either", "field"}
     return names
 
