@@ -194,8 +194,10 @@ class Compiler(Measures):
         ent = self.ent(n)
         if n.support_label:  # features sharing a name (the segments of one street) form one group
             key = exp.column("group_key", "t")
-            return (exp.select(key.as_(n.support_label), *self.measures(n.measure, ent, "t"))
-                    .from_(cte_ref(n.inputs[0], "t")).group_by(key.copy()))
+            ids = [exp.column("group_id", "t")] if n.support_key else []
+            return (exp.select(key.as_(n.support_label), *self.measures(n.measure, ent, "t"),
+                               *[i.as_(n.support_key) for i in ids])
+                    .from_(cte_ref(n.inputs[0], "t")).group_by(key.copy(), *[i.copy() for i in ids]))
         selects: list[exp.Expression] = []
         keys: list[exp.Expression] = []
         src: exp.Expression = cte_ref(n.inputs[0], "t")

@@ -250,6 +250,9 @@ class Aggregate(Node):
     entity: str
     groups: list[GroupColumn] = dc_field(default_factory=list)
     support_label: Optional[str] = None
+    # the support's key column named so in the output: features apart even when they share a name (not lines,
+    # whose segments of one street are one group)
+    support_key: Optional[str] = None
     measure: MeasureSpec = dc_field(default_factory=MeasureSpec)
     op = "aggregate"
     accepts = frozenset({"rows", "ids", "dated"})

@@ -250,8 +250,9 @@ def _aggregate(s: _Steps) -> None:
         distinct = f.measure.kind == "count" and f.intent != "share"
         # a record near two same-named features (segments of one street) is counted once; other measures twice
         measure = MeasureSpec(kind="distinct", field=s.ent.key) if distinct else _measure(s, outer=True)
+        key = f"{sup.name}_{sup.key}" if sup.geometry != "line" and sup.key != label else None
         s.add(Aggregate(id="aggregated", inputs=s.with_ids(), entity=s.ent.name, support_label=label,
-                        measure=measure))
+                        support_key=key, measure=measure))
         labels, sorts = [label], []
     else:
         groups = [_group_column(g) for g in f.group_by]
