@@ -96,3 +96,13 @@ def test_which_of_those_asks_for_the_features_stated(pipeline, admin):
     ref = scalar(admin, """SELECT count(*) FROM ma.traffic_signal s WHERE NOT EXISTS
         (SELECT 1 FROM ma.city_boundary b WHERE ST_Intersects(b.geom, s.geom))""")
     assert len(a.rows) == ref > 0
+
+
+def test_length_of_line_features_in_the_unit_asked(pipeline, admin):
+    a = ask(pipeline, "how many miles of bike facilities are there in each facility type")
+    ref = {r[0]: float(r[1]) for r in _rows(admin, "SELECT facility_type, sum(ST_Length(geom)) / 1609.344 "
+                                                   "FROM ma.bike_facility GROUP BY 1")}
+    got = {r[0]: float(r[a.columns.index("sum_length")]) for r in a.rows}
+    assert got.keys() == ref.keys() and all(abs(got[k] - ref[k]) < 1e-6 for k in ref)
+    a = pipeline.ask("what is the total length of crashes in Salem")  # records that are no lines have no length
+    assert a.status == "clarify"

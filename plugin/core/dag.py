@@ -66,6 +66,7 @@ class MeasureSpec:
     numerator: str = "filter"  # share_of: 'filter' (records meeting share_of) | 'near_ids' (that step, counted once)
     resum: bool = False  # the input holds per-date partial measures ('dated'): add them up
     mean: bool = False  # epdo: the mean weight per record instead of the total
+    scale: float = 1.0  # sum/avg of a length: metres per unit asked (a mile: 1609.344)
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .frame import Frame
+from .frame import LENGTH_FIELD, Frame
 from .pack import Pack
 from .phrase_rules import rule_files
 from .spelling import allowed_edits, edit_distance
@@ -140,6 +140,9 @@ def _measured(pack: Pack, f: Frame, what: str, t: dict) -> str:
     if f.measure.kind not in ("sum", "avg"):
         return what
     fld = pack.entity(f.target).fields.get(f.measure.field or "")
+    if f.measure.field == LENGTH_FIELD:  # the length of line features, in the unit asked (metres by default)
+        return t["measure"][f.measure.kind].format(field=t["length_field"], what=what,
+                                                   unit=t["unit"].format(unit=f.measure.unit or t["metres"]))
     unit = t["unit"].format(unit=fld.unit) if fld and fld.unit else ""
     return t["measure"][f.measure.kind].format(field=fld.label if fld else f.measure.field, unit=unit, what=what)
 

@@ -13,10 +13,12 @@ INTENTS = ("list", "count", "rank", "share", "compare", "trend", "locate")
 MEASURES = ("count", "epdo", "rate", "share", "sum", "avg")
 # the field of an 'avg' measure that stands for the per-record weighted score (EPDO) rather than a number field
 EPDO_FIELD = "epdo"
+# the field of a 'sum' measure that stands for the length of line features (their geometry), not a number field
+LENGTH_FIELD = "length"
 TIME_PARTS = ("year", "quarter", "month", "dow", "hour", "season")
 QUANTIFIERS = ("some", "none")
 # fields added after version 1 with their defaults: a frame that leaves them at the default hashes as before
-LATER_DEFAULTS = {("near", "quantifier"): "some"}
+LATER_DEFAULTS = {("near", "quantifier"): "some", ("measure", "unit"): None}
 
 
 # conditions on no field of the records: a time, a relation, a place, an area's attribute, having a location
@@ -85,6 +87,7 @@ class Measure:
     field: Optional[str] = None
     per: Optional[int] = None
     total: bool = False  # a rate over all units together ("statewide") rather than per unit
+    unit: Optional[str] = None  # a length: the unit word it is given in ('mile'), None for metres
 
 
 @dataclass

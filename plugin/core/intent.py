@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .frame import EPDO_FIELD, Group, Measure, Predicate, Rank, TimeSpec
+from .frame import EPDO_FIELD, LENGTH_FIELD, Group, Measure, Predicate, Rank, TimeSpec
 from .phrasing import is_event, is_place_pred, number_before
 from .qualifiers import asks_for_one, names_one
+from .pack import language_for
 from .spans import time_from_span
 
 if TYPE_CHECKING:
@@ -69,10 +70,24 @@ def _measure(w: Work) -> None:
     f, cx = w.f, w.cx
     if cx.cue("epdo") and f.measure.field != EPDO_FIELD:
         f.measure = Measure("epdo")
+    if cx.cue("length") and f.measure.kind == "count":
+        ent = w.pack.entities.get(f.target or "")
+        if ent is None or ent.geometry != "line":
+            f.unknown.append(cx.cue("length")[0].text)  # a length of what is no line: asked back, never counted
+        else:
+            f.measure = Measure("sum", field=LENGTH_FIELD, unit=_unit_said(w, cx.cue("length")[0]))
     if cx.cue("rate") or any(s.kind == "per" for s in w.spans):
         per = next((s.value["per"] for s in w.spans if s.kind == "per"), None)
         f.measure = Measure("rate", per=per or w.pack.convention("population", "per", default=1000),
                             total=bool(cx.cue("statewide")), field="epdo" if cx.cue("epdo") else None)
+
+
+def _unit_said(w: Work, cue) -> str | None:
+    """The unit word in or beside a length cue ('miles of', 'centerline miles', 'length in km'), None for metres."""
+    units = language_for(w.pack).get("units", {})
+    toks = w.ann.tokens
+    return next((toks[i] for i in range(max(0, cue.start - 1), min(len(toks), cue.end + 2)) if toks[i] in units
+                 and units[toks[i]] != 1.0), None)
 
 
 def _share(w: Work) -> None:

@@ -8,8 +8,8 @@ from .dag import (Aggregate, ByTime, Compare, Filter, GroupColumn, Keep, Load, M
                   NearNone, NearSome, Nearest, Node, OrderKey, Output, Plan, Rank, Rate, RateByGroup, RateOfPlace,
                   RateOverAll, Scope, ScopeArea, Side, SideRate, Support, Weight)
 from .errors import CompileError
-from .frame import EPDO_FIELD, Frame, Group, Place, Predicate
-from .pack import Entity, Pack, norm_label
+from .frame import EPDO_FIELD, LENGTH_FIELD, Frame, Group, Place, Predicate
+from .pack import Entity, Pack, language_for, norm_label
 
 __all__ = ["Plan", "plan", "measure_column", "drives"]
 
@@ -164,7 +164,10 @@ def _measure(s: _Steps, outer: bool = False) -> MeasureSpec:
     if kind == "avg" and f.measure.field == EPDO_FIELD:
         return replace(_epdo(s.pack, s.ent), outer=outer, mean=True, column=measure_column(f))
     if kind in ("sum", "avg"):
-        return MeasureSpec(kind=kind, column=measure_column(f), field=f.measure.field, outer=outer)
+        # a length in the unit asked: metres of the pack's projection divided by the unit's metres
+        scale = float(language_for(s.pack).get("units", {}).get(f.measure.unit or "", 1.0)) \
+            if f.measure.field == LENGTH_FIELD else 1.0
+        return MeasureSpec(kind=kind, column=measure_column(f), field=f.measure.field, outer=outer, scale=scale)
     if (f.intent == "share" or (f.compare and f.share_of)) and f.share_of:
         # the numerator is just the records found near the support: count them once
         alone = [q.op for q in f.share_of] == ["near"] and not f.group_by and not f.compare

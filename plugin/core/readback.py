@@ -1,7 +1,7 @@
 """The read-back: what MapAsk understood, written from the repaired frame in the language's own templates."""
 from __future__ import annotations
 
-from .frame import NON_FIELD_OPS, Frame, Predicate, TimeSpec
+from .frame import LENGTH_FIELD, NON_FIELD_OPS, Frame, Predicate, TimeSpec
 from .pack import Entity, Pack
 from .phrase_rules import rule_files
 from .text import language
@@ -107,7 +107,9 @@ def _measure(pack: Pack, f: Frame, ent: Entity, t: dict) -> str:
         return t["measure"]["rate"].format(what=what, per=f"{f.measure.per or 1000:,}")
     if kind in ("sum", "avg"):
         fld = ent.fields.get(f.measure.field or "")
-        return t["measure"][kind].format(field=fld.label if fld else f.measure.field, what=what)
+        label = t["length"].format(unit=f.measure.unit or t["metres"]) if f.measure.field == LENGTH_FIELD else \
+            fld.label if fld else f.measure.field
+        return t["measure"][kind].format(field=label, what=what)
     return t["measure"]["trend" if f.intent == "trend" else "count"].format(what=what)
 
 

@@ -5,7 +5,7 @@ import copy
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from .frame import EPDO_FIELD, INTENTS, NON_FIELD_OPS, Frame, Group, Measure, Place, Predicate, TimeSpec, frame_problems
+from .frame import EPDO_FIELD, INTENTS, LENGTH_FIELD, NON_FIELD_OPS, Frame, Group, Measure, Place, Predicate, TimeSpec, frame_problems
 from .anchors import PARTIAL_SCORE
 from .numbers import band, holds
 from .source_choice import choose_entity, field_keys, has_time_part
@@ -401,7 +401,7 @@ class Repairer:
         m = f.measure
         if m.kind == "avg" and m.field == EPDO_FIELD:  # the mean weighted score per record
             m = Measure("epdo")
-        elif m.kind in ("sum", "avg"):
+        elif m.kind in ("sum", "avg") and not (m.field == LENGTH_FIELD and ent.geometry == "line"):
             fld = ent.fields.get(m.field or "")
             if fld is None or fld.kind != "number":
                 log("measure", "measure", asdict(m), asdict(Measure("count")),

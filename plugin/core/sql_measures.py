@@ -7,6 +7,7 @@ from typing import Callable, Optional
 from sqlglot import exp
 
 from .dag import GroupColumn, MeasureSpec
+from .frame import LENGTH_FIELD
 from .errors import CompileError
 from .pack import Entity
 from .sql_conditions import RowConditions
@@ -26,6 +27,9 @@ class Measures(RowConditions):
             return [(exp.Avg if m.mean else exp.Sum)(this=self._epdo_case(m, ent, t)).as_(m.column)]
         if m.kind in ("sum", "avg"):
             agg = exp.Sum if m.kind == "sum" else exp.Avg
+            if m.field == LENGTH_FIELD:  # the features' own length, in the unit asked
+                length = exp.func("ST_Length", col("geom", t))
+                return [exp.Div(this=agg(this=length), expression=lit(m.scale)).as_(m.column)]
             return [agg(this=col(m.field, t)).as_(m.column)]
         if m.kind == "distinct":
             return [exp.Count(this=exp.Distinct(expressions=[col(m.field, t)])).as_(m.column)]
