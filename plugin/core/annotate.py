@@ -5,7 +5,7 @@ import re
 
 from dataclasses import dataclass, field, replace
 
-from .anchors import AnchorIndex
+from .anchors import PARTIAL_SCORE, AnchorIndex
 from .clauses import Clause, classify, pieces
 from .numbers import comparisons
 from .pack import Pack, language_for, norm_label
@@ -41,7 +41,9 @@ class Lexicon:
                 for word in lang.get("source_words", []):
                     lex.add(f"{name} {word}", "entity", e.name)
             for f in e.fields.values():
-                for w in f.words:
+                # a field's own name as people copy it from the attribute table ('yearadded')
+                typed = [f.name.replace("_", "")] if "_" in f.name else []
+                for w in list(f.words) + typed:
                     lex.add(w, "field", (e.name, f.name))
                     if not w.endswith("s"):
                         lex.add(w + "s", "field", (e.name, f.name))  # "streets" groups like "street"
@@ -112,7 +114,9 @@ class Annotator:
         # question's shape, not its subject
         domain = {t for key, items in self.lex.phrases.items() for t in key
                   if any(k in ("entity", "field", "label", "concept") for k, _ in items)}
-        self.speller = Speller(vocab={w for w in domain - self.stop if w.isalpha()},
+        # (a field's name typed as one word is read when said exactly, never a word to correct into)
+        typed = {f.name.replace("_", "") for e in pack.entities.values() for f in e.fields.values() if "_" in f.name}
+        self.speller = Speller(vocab={w for w in domain - self.stop - typed if w.isalpha()},
                                protected=(names - self.known_words) | _named_elsewhere(pack), meaning=meaning)
         # a long grammar word misspelt by one letter ('conditon') is that grammar word: read as such, not left over
         # (forms of one verb tie without harm: 'happend' is as near 'happened' as 'happens')
@@ -177,6 +181,13 @@ class Annotator:
         self._set_aside_context(ann)
         return ann
 
+    def _only_part_of_a_name(self, s: Span, c: Clause) -> bool:
+        """An anchor outside the question that is no place to count in: a word only part of a few names, or, in a
+        purpose, a feature rather than an area ('<square> check: ...')."""
+        if s.value.get("score", 100) <= PARTIAL_SCORE:
+            return True
+        return c.kind in ("purpose", "deadline") and not self.pack.entities[s.value["entity"]].area
+
     def _area(self, s: Span) -> bool:
         """Whether an entity word names an area layer (a place records lie in, not a thing asked about)."""
         return all(self.pack.entities[v].area for k, v in (s.items or [(s.kind, s.value)]) if k == "entity")
@@ -227,8 +238,8 @@ class Annotator:
                                               _clause_of(ann.clauses, s.start).kind == "question") for s in ann.spans)
         for s in ann.spans:
             c = _clause_of(ann.clauses, s.start)
-            if c is not None and c.kind != "question" and s.kind == "anchor" and any(
-                    set(s.text.split()) < n for n in asked_names):
+            if c is not None and c.kind != "question" and s.kind == "anchor" and (any(
+                    set(s.text.split()) < n for n in asked_names) or self._only_part_of_a_name(s, c)):
                 continue  # ('for the <name> walk audit: ... of the <name> school?'): the feature the question names
             if c is not None and c.kind != "question" and s.kind not in keeps.get(c.kind, set()) and not (
                     s.kind == "cue" and s.value in rules.get("keep_cues", [])):

@@ -60,7 +60,7 @@ def _which_of_those(w: Work) -> bool:
 def _bare_features(w: Work) -> bool:
     """'<features> in <place>' with no question word: the features themselves, where a bare '<records> in
     <place>' asks how many."""
-    return bool(w.target_span and w.f.target and not is_event(w.pack, [w.f.target]) and (not w.f.near or w.inverse)
+    return bool(w.target_span and w.f.target and not is_event(w.pack, [w.f.target])
                 and not any(c.kind == "cue" and c.value in ("share", "compare") for c in w.spans)
                 and not any(c.asks for c in w.ann.clauses))
 
