@@ -106,3 +106,13 @@ def test_length_of_line_features_in_the_unit_asked(pipeline, admin):
     assert got.keys() == ref.keys() and all(abs(got[k] - ref[k]) < 1e-6 for k in ref)
     a = pipeline.ask("what is the total length of crashes in Salem")  # records that are no lines have no length
     assert a.status == "clarify"
+
+
+def test_left_out_in_a_sentence_of_its_own_narrows_the_whole_of_a_share(pipeline, admin):
+    a = ask(pipeline, "What share of Salem crashes were injury crashes? Leave the crashes whose severity is Unknown or "
+                      "Not Reported out of the denominator.")
+    part = scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM' "
+                         "AND crash_severity_descr IN ('Fatal injury', 'Non-fatal injury')")
+    whole = scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM' "
+                          "AND crash_severity_descr NOT IN ('Unknown', 'Not Reported')")
+    assert abs(float(a.rows[0][a.columns.index("share_pct")]) - 100.0 * part / whole) < 0.01

@@ -279,6 +279,8 @@ class Annotator:
                 if any(j in locked for j in range(i, i + n)):
                     continue
                 items = self.lex.phrases.get(key)
+                if items and n > 1 and all(k == "cue" for k, _ in items) and self._value_inside(toks, i, n, locked):
+                    continue  # ('<value> or not reported'): a cue does not swallow the first word of a longer value
                 if items:
                     spans.append(Span(i, i + n, items[0][0], items[0][1], " ".join(key), list(items)))
                     locked.update(range(i, i + n))
@@ -294,6 +296,16 @@ class Annotator:
                    (not t.isdigit() or len(t) >= 3)]
         return Annotation(toks, spans, unknown)
 
+
+    def _value_inside(self, toks: list[str], i: int, n: int, locked: set[int]) -> bool:
+        """Whether a value or concept phrase starts inside toks[i:i+n] and runs past its end."""
+        for k in range(i + 1, i + n):
+            for m in range(i + n - k + 1, min(self.lex.max_len, len(toks) - k) + 1):
+                items = self.lex.phrases.get(tuple(toks[k:k + m]))
+                if items and not any(j in locked for j in range(k, k + m)) and \
+                        any(kind in ("label", "concept") for kind, _ in items):
+                    return True
+        return False
 
     def _inside_longer_phrase(self, toks: list[str], start: int, end: int, locked: set[int]) -> bool:
         """Whether a longer phrase of the lexicon (a value or concept, not a record word) covers [start, end)."""

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from .frame import EPDO_FIELD, LENGTH_FIELD, Group, Measure, Predicate, Rank, TimeSpec
 from .phrasing import is_event, is_place_pred, number_before
-from .qualifiers import asks_for_one, names_one
+from .qualifiers import asks_for_one, excluded, names_one
 from .pack import language_for
 from .spans import time_from_span
 
@@ -82,6 +82,15 @@ def _measure(w: Work) -> None:
                             total=bool(cx.cue("statewide")), field="epdo" if cx.cue("epdo") else None)
 
 
+def _stated(w: Work, s) -> bool:
+    """Whether a condition is said in another sentence than the share word ('... what share were <part>? Leave
+    <value> out of the total.'): it narrows the whole of a share, never its part."""
+    def clause(i: int):
+        return next((c for c in w.ann.clauses if c.start <= i < c.end), None)
+    c = clause(s.start)
+    return c is not None and c is not clause(w.cx.cue("share")[0].start) and bool(excluded(w.ann, s))
+
+
 def _unit_said(w: Work, cue) -> str | None:
     """The unit word in or beside a length cue ('miles of', 'centerline miles', 'length in km'), None for metres."""
     units = language_for(w.pack).get("units", {})
@@ -101,7 +110,7 @@ def _share(w: Work) -> None:
         start = asked
     split = next((c.start for c in w.cx.cue("share_split") if c.start >= start), None)
     cut = split if split is not None else start
-    after = [p for s, p in w.target_preds if s.start >= cut and not is_place_pred(pack, p)]
+    after = [p for s, p in w.target_preds if s.start >= cut and not is_place_pred(pack, p) and not _stated(w, s)]
     f.share_of = after or ([p for _, p in w.target_preds[-1:]] if not w.group_spans and split is None else [])
     w.target_preds = [(s, p) for s, p in w.target_preds if p not in f.share_of]
     late_time = [s for s in w.time_spans if s.start >= cut and split is not None] if not f.share_of else []
