@@ -192,9 +192,11 @@ def grade_sides(pred_columns: Sequence[str], pred_rows: Sequence[Sequence[Any]],
 
 
 def round_like_reference(pred_rows: Sequence[Sequence[Any]], ref_rows: Sequence[Sequence[Any]]) -> list[list]:
-    """Prediction numbers rounded to 2 decimals when every fractional number of the reference has at most 2
-    (the references round shares and rates to 2 decimals by convention; 1.5635 % is the reference's 1.56 %)."""
+    """Prediction numbers rounded to the decimals of the reference when every fractional number of the reference
+    has at most 2 (the references round shares and rates to 2 decimals by convention, some totals to 1; 1.5635 % is
+    the reference's 1.56 %, 10849.45 feet its 10849.4)."""
     fracs = [float(v) for r in ref_rows for v in r if isinstance(v, (float, Decimal)) and float(v) != int(float(v))]
     if not fracs or any(abs(round(x, 2) - x) > 1e-9 for x in fracs):
         return [list(r) for r in pred_rows]
-    return [[round(float(v), 2) if isinstance(v, (float, Decimal)) else v for v in r] for r in pred_rows]
+    places = 1 if all(abs(round(x, 1) - x) < 1e-9 for x in fracs) else 2
+    return [[round(float(v), places) if isinstance(v, (float, Decimal)) else v for v in r] for r in pred_rows]

@@ -218,3 +218,10 @@ def test_order_mismatch_inside_top_n_tie():
 ])
 def test_normalise(v, expected):
     assert normalise(v) == expected
+
+
+def test_prediction_rounded_to_the_one_decimal_of_the_reference():
+    from bench.grade import round_like_reference
+    assert round_like_reference([[10849.4496]], [[10849.4], [8419.1]]) == [[10849.4]]
+    assert round_like_reference([[10849.4496]], [[10849.45]]) == [[10849.45]]
+    assert round_like_reference([[10849.4496]], [[10849.4512]]) == [[10849.4496]]  # the reference does not round

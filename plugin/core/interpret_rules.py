@@ -7,7 +7,7 @@ from .annotate import Annotation
 from .clauses import asked_positions
 from .frame import EPDO_FIELD, Frame, Group, Measure, Near, Place, Predicate, Side, TimeSpec
 from .intent import assemble_intent
-from .pack import Pack
+from .pack import Pack, language_for
 from .phrasing import (compared_field, either, is_event, is_place_pred, measurable, no_records,
                        numeric, plural)
 from .sides import comparison_sides
@@ -195,8 +195,8 @@ def _predicates(w: Work) -> None:
     support: list[tuple[Span, Predicate]] = []
     for s in (s for s in w.spans if has(s, "concept") or has(s, "label")):
         p = _predicate(s, {r for x in w.spans if 0 <= s.start - x.end <= 4 for r in readings(x, "field")})
-        if p.concept and not _asked(w.ann, s) and w.f.target and not _family(pack, w.f.target) & set(
-                pack.concepts[p.concept].where):
+        if not _asked(w.ann, s) and w.f.target and not _family(pack, w.f.target) & (
+                set(pack.concepts[p.concept].where) if p.concept else {e for e, *_ in readings(s, "label")}):
             continue  # ('for the bike network slide, how many <facilities> ...'): context, not a condition
         # ('a <value> or <value> <feature>': values joined by 'or' before the feature word all qualify it)
         nxt = [n for n in w.near_spans + w.group_spans if n.start >= s.end and (n.start - s.end <= 1 or all(
@@ -256,8 +256,12 @@ def _number_measures(w: Work) -> None:
     for c in cx.cue("avg"):
         if any(0 <= e.start - c.end <= 1 for e in cx.cue("epdo")):
             f.measure = Measure("avg", field=EPDO_FIELD)  # 'the mean EPDO per <record>': the weight per record
+    units = set(language_for(pack).get("units", {}))
+    # ('how many lane feet ...'): how many of a number field measured in a unit of length is its total
+    counted = [c for c in cx.cue("count") if any(0 <= s.start - c.end <= 1 and any(
+        numeric(pack, *r) and pack.entities[r[0]].fields[r[1]].unit in units for r in readings(s, "field")) for s in w.spans)]
     for kind in ("sum", "avg"):
-        for c in cx.cue(kind):
+        for c in cx.cue(kind) + (counted if kind == "sum" else []):
             fld = next((s for s in w.spans if 0 <= s.start - c.end <= 2 and any(
                 numeric(pack, *r) for r in readings(s, "field"))), None)
             if fld is None:
