@@ -195,8 +195,8 @@ def _predicates(w: Work) -> None:
     support: list[tuple[Span, Predicate]] = []
     for s in (s for s in w.spans if has(s, "concept") or has(s, "label")):
         p = _predicate(s, {r for x in w.spans if 0 <= s.start - x.end <= 4 for r in readings(x, "field")})
-        if not _asked(w.ann, s) and w.f.target and not _family(pack, w.f.target) & (
-                set(pack.concepts[p.concept].where) if p.concept else {e for e, *_ in readings(s, "label")}):
+        if p.concept and not _asked(w.ann, s) and w.f.target and not _family(pack, w.f.target) & set(
+                pack.concepts[p.concept].where):
             continue  # ('for the bike network slide, how many <facilities> ...'): context, not a condition
         # ('a <value> or <value> <feature>': values joined by 'or' before the feature word all qualify it)
         nxt = [n for n in w.near_spans + w.group_spans if n.start >= s.end and (n.start - s.end <= 1 or all(
