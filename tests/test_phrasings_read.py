@@ -16,7 +16,7 @@ def test_stop_name_is_read_beside_its_kind_word_only(pipeline, admin):
     ref = scalar(admin, """SELECT count(*) FROM ma.massdot_crash c WHERE EXISTS (SELECT 1 FROM ma.mbta_stop s
                            WHERE s.stop_name = 'Central' AND ST_DWithin(c.geom, s.geom, 800))""")
     assert a.rows[0][0] == ref > 0
-    a = pipeline.ask("fatal crashes in the state")  # a stop is named 'State': not without a kind word
+    a = pipeline.ask("fatal collisions across the state")  # a stop is named 'State': not without a kind word
     assert a.status == "answered" and a.rows[0][0] == scalar(
         admin, "SELECT count(*) FROM ma.massdot_crash WHERE crash_severity_descr = 'Fatal injury'")
 
@@ -29,10 +29,10 @@ def test_neighbourhood_said_by_another_name(pipeline, admin):
 
 
 def test_values_of_one_field_joined_by_and(pipeline, admin):
-    a = ask(pipeline, "how many fatal and injury crashes in Worcester")
+    a = ask(pipeline, "count fatal and injury collisions in Worcester")
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'WORCESTER'
                                            AND crash_severity_descr IN ('Fatal injury', 'Non-fatal injury')""")
-    a = ask(pipeline, "how many crashes where the road was dark and unlit")  # the second narrows the first
+    a = ask(pipeline, "count collisions on roads that were dark and unlit")  # the second narrows the first
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash
                                            WHERE ambnt_light_descr = 'Dark - roadway not lighted'""")
 
@@ -65,8 +65,8 @@ def test_features_within_each_area_are_contained_not_near(pipeline, admin):
     ref = {r[0]: r[1] for r in _rows(admin, """SELECT n.name, count(*) FROM ma.traffic_signal s
                                               JOIN ma.neighborhood n ON ST_Intersects(n.geom, s.geom) GROUP BY 1""")}
     assert {r[0]: r[1] for r in a.rows} == ref
-    a = ask(pipeline, "which neighbourhoods have traffic signals, and how many does each have? put any signal that "
-                      "isnt inside a neighbourhood in its own group")
+    a = ask(pipeline, "which neighbourhoods have traffic signals? count them per neighbourhood, with signals "
+                      "not inside any neighbourhood as their own group")
     assert len(a.rows) == len(ref) + 1 and any(r[0] is None for r in a.rows)
 
 
@@ -86,7 +86,7 @@ def test_records_with_and_without_a_location(pipeline, admin):
 
 
 def test_outside_the_one_boundary_polygon_with_a_town_field(pipeline, admin):
-    a = ask(pipeline, "how many crashes coded to Cambridge lie outside the city boundary")
+    a = ask(pipeline, "count collisions with Cambridge as their town that lie outside the city boundary")
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash c WHERE city_town_name = 'CAMBRIDGE'
         AND c.geom IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ma.city_boundary b WHERE ST_Intersects(b.geom, c.geom))""")
 
@@ -109,8 +109,8 @@ def test_length_of_line_features_in_the_unit_asked(pipeline, admin):
 
 
 def test_left_out_in_a_sentence_of_its_own_narrows_the_whole_of_a_share(pipeline, admin):
-    a = ask(pipeline, "What share of Salem crashes were injury crashes? Leave the crashes whose severity is Unknown or "
-                      "Not Reported out of the denominator.")
+    a = ask(pipeline, "What share of Salem collisions were injury collisions? Leave the collisions with severity "
+                      "Not Reported or Unknown out of the denominator.")
     part = scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM' "
                          "AND crash_severity_descr IN ('Fatal injury', 'Non-fatal injury')")
     whole = scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM' "

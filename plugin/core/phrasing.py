@@ -48,7 +48,7 @@ def either(cx: Ctx, preds: list) -> list:
     records meeting any of them (one predicate), even when one names a subset of the other."""
     words = set(language_for(cx.pack).get("either_words", []))
     lists = set(word_list(cx.pack, "list_joins"))
-    # ('either in the rain or on wet pavement'): the prepositions of each alternative stand between them
+    # ('either in <value> or on <value>'): the prepositions of each alternative stand between them
     gaps = set(word_list(cx.pack, "after_noun_prepositions")) | set(word_list(cx.pack, 'filler'))
     out: list = []
     for span, p in preds:
