@@ -8,6 +8,7 @@ from typing import Any
 from .frame import EPDO_FIELD, INTENTS, LENGTH_FIELD, NON_FIELD_OPS, Frame, Group, Measure, Place, Predicate, TimeSpec, frame_problems
 from .anchors import PARTIAL_SCORE
 from .numbers import band, holds
+from .field_values import merge_same_field
 from .source_choice import choose_entity, field_keys, has_time_part
 from .pack import Entity, Pack, norm_label
 
@@ -53,7 +54,7 @@ class Repairer:
         if not f.target:
             return r
         ent = self.pack.entity(f.target)
-        f.filters = _merge_same_field(self._resolve_preds(ent, f.filters, "filters", log, r), log)
+        f.filters = merge_same_field(self._resolve_preds(ent, f.filters, "filters", log, r), log)
         f.share_of = self._resolve_preds(ent, f.share_of, "share_of", log, r)
         for i, side in enumerate(f.compare):
             side.filters = self._resolve_preds(ent, side.filters, f"compare[{i}].filters", log, r)
@@ -475,29 +476,6 @@ class Repairer:
 def _place_area(pack: Pack, ent: Entity, key: str) -> str | None:
     """The area entity whose name a place field of `ent` holds ('city_town_name' -> 'town'), else None."""
     return next((a for a, pf in ent.places.items() if pf.get("field") == key and a in pack.entities), None)
-
-
-def _merge_same_field(preds: list[Predicate], log) -> list[Predicate]:
-    """A record has one value per field: two value lists on one field mean either ('wet or snowy roads')."""
-    out: list[Predicate] = []
-    for q in preds:
-        twin = next((o for o in out if o.op == q.op == "in" and o.field == q.field and o.entity == q.entity
-                     and not o.negate and not q.negate), None)  # (what is left out stays its own condition)
-        if twin is None:
-            out.append(q)
-            continue
-        before = list(twin.values)
-        a, b = set(twin.values), set(q.values)
-        if a <= b or b <= a:  # "unlit roads after dark": the narrower value set is meant
-            twin.values = sorted(a & b, key=lambda v: (before + q.values).index(v))
-            twin.text = f"{twin.text} {q.text}"
-            log("filters_merged", "filters", before, twin.values, f"one field named twice: the narrower set ({twin.text})")
-            continue
-        twin.values += [v for v in q.values if v not in twin.values]
-        twin.concept = None  # the union of two readings: a replay must keep these values, not one concept's
-        twin.text = f"{twin.text} or {q.text}"
-        log("filters_merged", "filters", before, twin.values, f"one field, several values: any of them ({twin.text})")
-    return out
 
 
 def _plain(v: Any) -> Any:

@@ -1,0 +1,27 @@
+"""Two value lists on one field of the same records: either value (a record holds one), or the narrower set."""
+from __future__ import annotations
+
+from .frame import Predicate
+
+
+def merge_same_field(preds: list[Predicate], log) -> list[Predicate]:
+    """A record has one value per field: two value lists on one field mean either ('wet or snowy roads')."""
+    out: list[Predicate] = []
+    for q in preds:
+        twin = next((o for o in out if o.op == q.op == "in" and o.field == q.field and o.entity == q.entity
+                     and not o.negate and not q.negate), None)  # (what is left out stays its own condition)
+        if twin is None:
+            out.append(q)
+            continue
+        before = list(twin.values)
+        a, b = set(twin.values), set(q.values)
+        if a <= b or b <= a:  # "unlit roads after dark": the narrower value set is meant
+            twin.values = sorted(a & b, key=lambda v: (before + q.values).index(v))
+            twin.text = f"{twin.text} {q.text}"
+            log("filters_merged", "filters", before, twin.values, f"one field named twice: the narrower set ({twin.text})")
+            continue
+        twin.values += [v for v in q.values if v not in twin.values]
+        twin.concept = None  # the union of two readings: a replay must keep these values, not one concept's
+        twin.text = f"{twin.text} or {q.text}"
+        log("filters_merged", "filters", before, twin.values, f"one field, several values: any of them ({twin.text})")
+    return out
