@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from .anchors import PARTIAL_SCORE, AnchorIndex
-from .clauses import Clause, classify, pieces
+from .clauses import Clause, asked_positions, classify, clause_at, pieces
 from .numbers import comparisons
 from .pack import Pack, language_for, norm_label
 from .phrase_rules import apply_rewrites, rewrite_rules, rule_files
@@ -164,7 +164,7 @@ class Annotator:
         conds = sorted((s for s in ann.spans if s.kind != "cue"), key=lambda s: s.start)
         dropped: set[int] = set()
         for s in [s for s in ann.spans if s.kind == "cue" and s.value in ("either_way_after", "either_way_before")]:
-            c = _clause_of(ann.clauses, s.start)
+            c = clause_at(ann.clauses, s.start)
             bounds = (c.start, c.end) if c is not None else (0, len(ann.tokens))
             if s.value == "either_way_after":
                 covered = _covered(ann, conds, rules, s.start - 1, -1, bounds)[:1]
@@ -231,13 +231,12 @@ class Annotator:
                 c.start = lead
         keeps = {k: set(v) for k, v in rules.get("keeps", {}).items()}
         keep = []
-        asked_names = [set(s.text.split()) for s in ann.spans if s.kind == "anchor" and
-                       (_clause_of(ann.clauses, s.start) is None or _clause_of(ann.clauses, s.start).kind == "question")]
+        asked = asked_positions(ann.clauses)
+        asked_names = [set(s.text.split()) for s in ann.spans if s.kind == "anchor" and (asked is None or s.start in asked)]
         # ('<features> filed under <place> - which of those ...?'): a question naming nothing asks of what was stated
-        asks_of = any(s.kind == "entity" and not self._area(s) and (_clause_of(ann.clauses, s.start) is None or
-                                              _clause_of(ann.clauses, s.start).kind == "question") for s in ann.spans)
+        asks_of = any(s.kind == "entity" and not self._area(s) and (asked is None or s.start in asked) for s in ann.spans)
         for s in ann.spans:
-            c = _clause_of(ann.clauses, s.start)
+            c = clause_at(ann.clauses, s.start)
             if c is not None and c.kind != "question" and s.kind == "anchor" and (any(
                     set(s.text.split()) < n for n in asked_names) or self._only_part_of_a_name(s, c)):
                 continue  # ('for the <name> walk audit: ... of the <name> school?'): the feature the question names
@@ -253,7 +252,7 @@ class Annotator:
         ann.spans = keep
         ann.context = [w for w in context if w not in self.stop]
         ann.unknown = [u for j, u in enumerate(ann.tokens) if u in ann.unknown and j not in used and
-                       (_clause_of(ann.clauses, j) is None or _clause_of(ann.clauses, j).kind == "question")]
+                       (asked is None or j in asked)]
 
     def _read(self, toks: list[str]) -> Annotation:
         text = " ".join(toks)
@@ -297,35 +296,33 @@ class Annotator:
         return Annotation(toks, spans, unknown)
 
 
+    def _value_phrase(self, toks: list[str], i: int, n: int, locked: set[int]) -> bool:
+        """Whether toks[i:i+n], none of it locked, is a value or concept phrase of the lexicon."""
+        items = self.lex.phrases.get(tuple(toks[i:i + n]))
+        return bool(items) and not any(j in locked for j in range(i, i + n)) and \
+            any(kind in ("label", "concept") for kind, _ in items)
+
     def _value_inside(self, toks: list[str], i: int, n: int, locked: set[int]) -> bool:
         """Whether a value or concept phrase starts inside toks[i:i+n] and runs past its end."""
-        for k in range(i + 1, i + n):
-            for m in range(i + n - k + 1, min(self.lex.max_len, len(toks) - k) + 1):
-                items = self.lex.phrases.get(tuple(toks[k:k + m]))
-                if items and not any(j in locked for j in range(k, k + m)) and \
-                        any(kind in ("label", "concept") for kind, _ in items):
-                    return True
-        return False
+        return any(self._value_phrase(toks, k, m, locked) for k in range(i + 1, i + n)
+                   for m in range(i + n - k + 1, min(self.lex.max_len, len(toks) - k) + 1))
 
     def _inside_longer_phrase(self, toks: list[str], start: int, end: int, locked: set[int]) -> bool:
-        """Whether a longer phrase of the lexicon (a value or concept, not a record word) covers [start, end)."""
-        for n in range(min(self.lex.max_len, len(toks)), end - start, -1):
-            for i in range(max(0, end - n), min(start, len(toks) - n) + 1):
-                items = self.lex.phrases.get(tuple(toks[i:i + n]))
-                if items and not any(j in locked for j in range(i, i + n)) and \
-                        any(k in ("label", "concept") for k, _ in items):
-                    return True
-        return False
+        """Whether a longer value or concept phrase of the lexicon (not a record word) covers [start, end)."""
+        return any(self._value_phrase(toks, i, n, locked) for n in range(min(self.lex.max_len, len(toks)), end - start, -1)
+                   for i in range(max(0, end - n), min(start, len(toks) - n) + 1))
 
     def _restated(self, spans: list[Span], toks: list[str], locked: set[int]) -> list[Span]:
         """A word beside a value that every label of the value holds ('<dark> roadway' when each dark label says
         roadway) only restates it: read with the value, not left over."""
         for k, s in enumerate(spans):
-            if s.kind not in ("concept", "label"):
-                continue
+            beside = [j for j in (s.end, s.start - 1)
+                      if 0 <= j < len(toks) and j not in locked and toks[j] not in self.stop]
+            if s.kind not in ("concept", "label") or not beside:
+                continue  # (the labels are read only for a value with a word left beside it)
             words = set().union(*[self._label_words(kind, v) for kind, v in (s.items or [(s.kind, s.value)])])
-            for j in (s.end, s.start - 1):
-                if 0 <= j < len(toks) and j not in locked and toks[j] not in self.stop and toks[j] in words:
+            for j in beside:
+                if j not in locked and toks[j] in words:
                     spans[k] = s = replace(s, start=min(s.start, j), end=max(s.end, j + 1),
                                            text=" ".join(toks[min(s.start, j):max(s.end, j + 1)]))
                     locked.add(j)
@@ -380,10 +377,6 @@ def _reported(toks: list[str], c: Clause, verbs: list[str]) -> int:
     return c.start
 
 
-def _clause_of(clauses: list[Clause], i: int) -> Clause | None:
-    return next((c for c in clauses if c.start <= i < c.end), None)
-
-
 def exclusion_scopes(ann: Annotation, rules: dict) -> list[tuple[int, int, str]]:
     """(start, end, cue) of the conditions an exclusion cue covers: right after a `before` cue (or right before
     an `after` cue), joined only by the rule file's joiners. A place a `before` cue names is covered too, so it
@@ -395,7 +388,7 @@ def exclusion_scopes(ann: Annotation, rules: dict) -> list[tuple[int, int, str]]
         for side in sides:
             fwd = side == "exclude_before"
             said = (lambda t, cue=s.text: f"{cue} {t}") if fwd else (lambda t, cue=s.text: f"{t} {cue}")
-            c = _clause_of(ann.clauses, s.start)
+            c = clause_at(ann.clauses, s.start)
             lo, hi = (c.start, c.end) if c is not None else (0, len(ann.tokens))
             out += [(a, b, said) for a, b in _covered(ann, conds, rules, s.end if fwd else s.start - 1, 1 if fwd else -1,
                                                       (lo, hi))]

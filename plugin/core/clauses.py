@@ -88,6 +88,11 @@ def classify(clauses: list[Clause], cue_starts: dict[int, str], question_cues: s
             c.kind = "question" if c.asks else "statement"
 
 
+def clause_at(clauses: list[Clause], i: int) -> Clause | None:
+    """The clause holding token position `i`, if any."""
+    return next((c for c in clauses if c.start <= i < c.end), None)
+
+
 def asked_positions(clauses: list[Clause]) -> set[int] | None:
     """Token positions of the clauses that ask; None when the message was not cut into clauses (all of it asks)."""
     return {i for c in clauses if c.kind == "question" for i in range(c.start, c.end)} if clauses else None

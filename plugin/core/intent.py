@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 from .frame import EPDO_FIELD, LENGTH_FIELD, Group, Measure, Predicate, Rank, TimeSpec
 from .phrasing import is_event, is_place_pred, number_before
 from .qualifiers import asks_for_one, excluded, names_one
+from .clauses import clause_at
 from .pack import language_for
 from .spans import time_from_span
 
@@ -85,10 +86,8 @@ def _measure(w: Work) -> None:
 def _stated(w: Work, s) -> bool:
     """Whether a condition is said in another sentence than the share word ('... what share were <part>? Leave
     <value> out of the total.'): it narrows the whole of a share, never its part."""
-    def clause(i: int):
-        return next((c for c in w.ann.clauses if c.start <= i < c.end), None)
-    c = clause(s.start)
-    return c is not None and c is not clause(w.cx.cue("share")[0].start) and bool(excluded(w.ann, s))
+    c = clause_at(w.ann.clauses, s.start)
+    return c is not None and c is not clause_at(w.ann.clauses, w.cx.cue("share")[0].start) and bool(excluded(w.ann, s))
 
 
 def _unit_said(w: Work, cue) -> str | None:

@@ -14,7 +14,7 @@ from .sides import comparison_sides
 from .spans import Ctx, has, kinds, readings, time_from_span, words
 from .qualifiers import excluded, exists, groups_by_label_word, quantifier, time_left_out
 from .tokens import Span
-from .word_roles import area_grouped, heads_anchor, inverse, named_boundaries, place_values, restatements
+from .word_roles import area_grouped, asks_rate, heads_anchor, inverse, named_boundaries, place_values, restatements
 
 
 @dataclass
@@ -80,8 +80,7 @@ def _work(ann: Annotation, pack: Pack) -> Work:
     values = place_values(ann, pack)
     spans = [s for s in spans if not any(s is a or s is b for a, b, _ in values)] + [p for _, _, p in values]
     spans += no_records(ann.tokens, spans, pack)
-    rate = any(s.kind == "per" or s.kind == "cue" and s.value == "rate" for s in spans)
-    said_again = restatements(spans, pack, rate)
+    said_again = restatements(spans, pack, asks_rate(spans))
     spans = [s for s in spans if not any(s is r for r in said_again)]
     read = {i for s in spans + said_again for i in range(s.start, s.end)}
     f.unknown = [u for u in f.unknown if any(t == u and i not in read for i, t in enumerate(ann.tokens))]
@@ -406,7 +405,7 @@ def _groups(w: Work) -> None:
             f.group_by.append(grp)
     for g in f.group_by:
         if g.kind == "area" and (cx.cue("exists") or cx.cue("which")) and not cx.cue("keep_empty"):
-            g.empty = False  # ('only the <areas> that have at least one', 'which <areas> have ...')
+            g.empty = False  # ('<areas> with one or more <records>', 'which <areas> have ...'): those with some
         if g.kind == "area" and cx.cue("keep_outside"):
             # 'keep the <records> outside all <areas> as their own group': the areas listed are those with records,
             # unless the empty ones are asked for too
@@ -430,9 +429,8 @@ def _each_place_rate(w: Work) -> None:
     """'<rate> for <place>, <place> and <place>': a rate is each place's own over its own population, never one
     rate of the places pooled."""
     f = w.f
-    rate = any(s.kind == "per" or (s.kind == "cue" and s.value == "rate") for s in w.spans)
     kinds_of = {p.entity for p in f.scope}
-    if not rate or f.group_by or f.compare or len(f.scope) < 2 or len(kinds_of) != 1 or not f.target:
+    if not asks_rate(w.spans) or f.group_by or f.compare or len(f.scope) < 2 or len(kinds_of) != 1 or not f.target:
         return
     pf = w.pack.entities[f.target].places.get(kinds_of.pop()) or {}
     if pf.get("field"):

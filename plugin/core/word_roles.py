@@ -147,3 +147,8 @@ def area_grouped(cx: Ctx, s: Span, distances: list[Span]) -> bool:
     which = any(p in cx.cue("which") for p in cx.before(s, 1))
     return which and bool(cx.cue("count")) and any(p.value in words(cx.pack, "plural_after_which") or
                                                    p.text in words(cx.pack, "plural_after_which") for p in after)
+
+
+def asks_rate(spans: list[Span]) -> bool:
+    """Whether a rate per residents is asked ('per 10,000 people', 'crash rate')."""
+    return any(s.kind == "per" or (s.kind == "cue" and s.value == "rate") for s in spans)
