@@ -116,3 +116,17 @@ def test_left_out_in_a_sentence_of_its_own_narrows_the_whole_of_a_share(pipeline
     whole = scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM' "
                           "AND crash_severity_descr NOT IN ('Unknown', 'Not Reported')")
     assert abs(float(a.rows[0][a.columns.index("share_pct")]) - 100.0 * part / whole) < 0.01
+
+
+def test_kinds_listed_after_a_value_restate_it(pipeline, admin):
+    # the kinds named in words of the value's own labels restate the whole value; one kind alone narrows it
+    dark = scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE ambnt_light_descr LIKE 'Dark%%'")
+    for q in ("how many collisions happened in the dark, lighted, not lighted or unknown lighting",
+              "how many collisions after dark, lit or unlit"):
+        assert ask(pipeline, q).rows[0][0] == dark > 0
+    a = ask(pipeline, "count bicycle crash file records that were sideswipes, same direction or opposite direction")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_bicycle_crash
+                                           WHERE trim(manner_of_collision) LIKE 'SIDESWIPE%%'""") > 0
+    a = ask(pipeline, "how many collisions after dark on unlit roads")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash
+                                           WHERE ambnt_light_descr = 'Dark - roadway not lighted'""")

@@ -290,6 +290,7 @@ class Annotator:
         spans.sort(key=lambda s: s.start)
         spans = self._shared_head(spans, toks)
         spans = self._restated(spans, toks, locked)
+        spans = self._kinds_listed(spans, toks, locked)
         # a number no reading used is said, not ignored, when it is long enough to name something (an id, a route)
         unknown = [t for j, t in enumerate(toks) if j not in locked and t not in self.stop and
                    (not t.isdigit() or len(t) >= 3)]
@@ -328,6 +329,48 @@ class Annotator:
                     locked.add(j)
         return spans
 
+    def _kinds_listed(self, spans: list[Span], toks: list[str], locked: set[int]) -> list[Span]:
+        """'<value>, <kind> or <kind>' where each kind is said in words of the value's own labels (or is a value
+        within it) lists the value's kinds: it restates the whole value, it does not narrow it."""
+        joins = set(self.lang.get("either_words", [])) | set(self.lang.get("list_joins", []))
+        for s in [s for s in spans if s.kind in ("concept", "label")]:
+            if s not in spans:
+                continue  # (taken into an earlier list)
+            labels = _label_sets(self.pack, s)
+            words = {w for ls in labels.values() for v in ls for w in normalize(str(v)).split()}
+            words |= {lem for w in words for lem in lemmas(w)}
+            run, items, j = [], [[]], s.end
+            while j < len(toks):
+                inner = next((x for x in spans if x.start == j and x is not s), None)
+                if inner is not None and inner.kind in ("concept", "label") and _within(_label_sets(self.pack, inner), labels):
+                    items += [list(range(j, inner.end)), []]  # (a value said within is a kind of its own)
+                    run.append(inner)
+                    j = inner.end
+                    continue
+                if inner is not None and (inner.end - inner.start > 1 or inner.kind not in ("field", "cue", "label", "concept")):
+                    break  # (a word of a kind may have been read as a field or a value of its own: 'lighting')
+                t = toks[j]
+                if t in joins:
+                    items.append([])
+                elif t in words or lemmas(t) & words:
+                    items[-1].append(j)
+                elif t not in self.stop:
+                    break
+                if inner is not None:
+                    run.append(inner)
+                j += 1
+            while j > s.end and (toks[j - 1] in joins or toks[j - 1] in self.stop and toks[j - 1] not in words):
+                j -= 1  # (the run ends on a word of a kind)
+            # (an item is a word of a kind, not a word that leaves one out: '<value> or not' is no list)
+            cues = set(self.rules.get("exclusion", {}).get("before", []))
+            said = [i for i in items if any(k < j and toks[k] not in cues for k in i)]
+            if len(said) < 2:
+                continue
+            spans[:] = [x for x in spans if x not in run or x.end > j]
+            spans[spans.index(s)] = replace(s, end=j, text=" ".join(toks[s.start:j]))
+            locked.update(range(s.end, j))
+        return spans
+
     def _label_words(self, kind: str, value: object) -> set[str]:
         """The words every label of a value holds: a label's own words, or those all labels of a concept share
         (on some source)."""
@@ -358,6 +401,24 @@ class Annotator:
                 if items:
                     out[id(x)] = Span(x.start, x.end, items[0][0], items[0][1], x.text, list(items))
         return [out[id(s)] for s in spans]
+
+
+def _label_sets(pack: Pack, s: Span) -> dict[tuple[str, str], set]:
+    """(entity, field) -> the labels a value span stands for there, over all its readings."""
+    out: dict[tuple[str, str], set] = {}
+    for kind, v in (s.items or [(s.kind, s.value)]):
+        if kind == "label":
+            out.setdefault((v[0], v[1]), set()).add(v[2])
+        concept = pack.concepts.get(str(v)) if kind == "concept" else None
+        for ent, where in (concept.where.items() if concept else []):
+            if isinstance(where, dict) and "field" in where and "in" in where:
+                out.setdefault((ent, where["field"]), set()).update(where["in"])
+    return out
+
+
+def _within(inner: dict, outer: dict) -> bool:
+    """Whether a value stands, on some field, for labels all among another's there."""
+    return any(inner[k] <= outer[k] for k in inner.keys() & outer.keys())
 
 
 def _named_elsewhere(pack: Pack) -> set[str]:
