@@ -130,3 +130,15 @@ def test_kinds_listed_after_a_value_restate_it(pipeline, admin):
     a = ask(pipeline, "how many collisions after dark on unlit roads")
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash
                                            WHERE ambnt_light_descr = 'Dark - roadway not lighted'""")
+
+
+def test_column_name_read_out_is_its_field(pipeline, admin):
+    a = ask(pipeline, "bicycle crash file records grouped by roadway junction type")
+    ref = scalar(admin, "SELECT count(DISTINCT trim(roadway_junction_type)) + 1 FROM ma.cambridge_bicycle_crash")
+    assert len(a.rows) == ref  # every label, and the records with none
+
+
+def test_ambiguous_month_names_in_a_list_of_months(pipeline, admin):
+    a = ask(pipeline, "bicycle crash file records in dec, jan or feb")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_bicycle_crash
+                                           WHERE extract(month FROM date_time) IN (12, 1, 2)""") > 0

@@ -68,7 +68,19 @@ class Lexicon:
                 for cue in lang.get("group_prefixes", []):
                     if not w.startswith(cue + " "):
                         lex.add(f"{cue} {w}", "timepart", part)
+        lex._column_names(pack)
         return lex
+
+    def _column_names(self, pack: Pack) -> None:
+        """A field's column name read out ('roadway junction type') when it holds a name the field already goes by
+        and means nothing else."""
+        for e in pack.entities.values():
+            for f in e.fields.values():
+                said = phrase_key(f.name.replace("_", " "))
+                if "_" not in f.name or said in self.phrases or f.kind not in ("coded", "text"):
+                    continue
+                if any(phrase_key(w) and " ".join(phrase_key(w)) in " ".join(said) for w in f.words):
+                    self.add(" ".join(said), "field", (e.name, f.name))
 
 
 def _spellings(label: str, lang: dict) -> list[str]:
@@ -331,45 +343,58 @@ class Annotator:
 
     def _kinds_listed(self, spans: list[Span], toks: list[str], locked: set[int]) -> list[Span]:
         """'<value>, <kind> or <kind>' where each kind is said in words of the value's own labels (or is a value
-        within it) lists the value's kinds: it restates the whole value, it does not narrow it."""
+        within it) lists the value's kinds: it restates the whole value, it does not narrow it. The list may
+        follow the records the value qualifies ('<value> crashes (<kind> or <kind>)')."""
         joins = set(self.lang.get("either_words", [])) | set(self.lang.get("list_joins", []))
+        # (an item is a word of a kind, not a word that leaves one out: '<value> or not' is no list)
+        cues = set(self.rules.get("exclusion", {}).get("before", []))
         for s in [s for s in spans if s.kind in ("concept", "label")]:
             if s not in spans:
                 continue  # (taken into an earlier list)
             labels = _label_sets(self.pack, s)
             words = {w for ls in labels.values() for v in ls for w in normalize(str(v)).split()}
             words |= {lem for w in words for lem in lemmas(w)}
-            run, items, j = [], [[]], s.end
-            while j < len(toks):
-                inner = next((x for x in spans if x.start == j and x is not s), None)
-                if inner is not None and inner.kind in ("concept", "label") and _within(_label_sets(self.pack, inner), labels):
-                    items += [list(range(j, inner.end)), []]  # (a value said within is a kind of its own)
-                    run.append(inner)
-                    j = inner.end
-                    continue
-                if inner is not None and (inner.end - inner.start > 1 or inner.kind not in ("field", "cue", "label", "concept")):
-                    break  # (a word of a kind may have been read as a field or a value of its own: 'lighting')
-                t = toks[j]
-                if t in joins:
-                    items.append([])
-                elif t in words or lemmas(t) & words:
-                    items[-1].append(j)
-                elif t not in self.stop:
-                    break
-                if inner is not None:
-                    run.append(inner)
-                j += 1
-            while j > s.end and (toks[j - 1] in joins or toks[j - 1] in self.stop and toks[j - 1] not in words):
+            start, run, items, j = self._kinds_run(s, spans, toks, labels, words, joins)
+            while j > start and (toks[j - 1] in joins or toks[j - 1] in self.stop and toks[j - 1] not in words):
                 j -= 1  # (the run ends on a word of a kind)
-            # (an item is a word of a kind, not a word that leaves one out: '<value> or not' is no list)
-            cues = set(self.rules.get("exclusion", {}).get("before", []))
-            said = [i for i in items if any(k < j and toks[k] not in cues for k in i)]
-            if len(said) < 2:
+            if len([i for i in items if any(k < j and toks[k] not in cues for k in i)]) < 2:
                 continue
             spans[:] = [x for x in spans if x not in run or x.end > j]
-            spans[spans.index(s)] = replace(s, end=j, text=" ".join(toks[s.start:j]))
-            locked.update(range(s.end, j))
+            if start == s.end:
+                spans[spans.index(s)] = replace(s, end=j, text=" ".join(toks[s.start:j]))
+            else:  # (the records said between stay read as such: the list is the value said again)
+                spans.append(replace(s, start=start, end=j, text=" ".join(toks[start:j])))
+                spans.sort(key=lambda x: x.start)
+            locked.update(range(start, j))
         return spans
+
+    def _kinds_run(self, s: Span, spans: list[Span], toks: list[str], labels: dict, words: set[str],
+                   joins: set[str]) -> tuple[int, list[Span], list[list[int]], int]:
+        """From the end of value `s` (past the records after it and their other values): where a run of its kinds starts, the spans
+        it takes in, its items (token positions) and where it ends."""
+        j = s.end
+        while (rec := next((x for x in spans if x.start == j and x.kind in ("entity", "concept", "label")
+                            and not _within(_label_sets(self.pack, x), labels)), None)) is not None:
+            j = rec.end
+        start, run, items = j, [], [[]]
+        while j < len(toks):
+            inner = next((x for x in spans if x.start == j and x is not s), None)
+            if inner is not None and inner.kind in ("concept", "label") and _within(_label_sets(self.pack, inner), labels):
+                items += [list(range(j, inner.end)), []]  # (a value said within is a kind of its own)
+                run.append(inner)
+                j = inner.end
+                continue
+            if inner is not None and (inner.end - inner.start > 1 or inner.kind not in ("field", "cue", "label", "concept")):
+                break  # (a word of a kind may have been read as a field or a value of its own: 'lighting')
+            if toks[j] in joins:
+                items.append([])
+            elif toks[j] in words or lemmas(toks[j]) & words:
+                items[-1].append(j)
+            elif toks[j] not in self.stop:
+                break
+            run += [inner] if inner is not None else []
+            j += 1
+        return start, run, items, j
 
     def _label_words(self, kind: str, value: object) -> set[str]:
         """The words every label of a value holds: a label's own words, or those all labels of a concept share

@@ -84,6 +84,13 @@ def _introduced(m: re.Match, intro: tuple[str, ...]) -> bool:
     return m.group(0).startswith(tuple(w + " " for w in intro))
 
 
+def _listed(p: TimeParser, r: TimeRule, m: re.Match) -> bool:
+    """An ambiguous word said in a list with a name of its kind is that kind ('dec, jan or feb')."""
+    before = [w for w in m.string[:m.start()].split()[-2:] if w not in r.words["listed"]][-1:]
+    after = [w for w in m.string[m.end():].split()[:2] if w not in r.words["listed"]][:1]
+    return any(w in p.lang["months"] and w not in r.words["ambiguous"] for w in before + after)
+
+
 class TimeParser:
     """Regex passes over the normalised text; each match becomes a locked Span."""
 
@@ -263,7 +270,7 @@ def _year_since(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
 
 
 def _month(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
-    if m.group(1) in r.words["ambiguous"] and not _introduced(m, r.words["intro"]):
+    if m.group(1) in r.words["ambiguous"] and not _introduced(m, r.words["intro"]) and not _listed(p, r, m):
         return None
     return {"months": [p.month(m.group(1))]}
 
