@@ -142,3 +142,13 @@ def test_ambiguous_month_names_in_a_list_of_months(pipeline, admin):
     a = ask(pipeline, "bicycle crash file records in dec, jan or feb")
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_bicycle_crash
                                            WHERE extract(month FROM date_time) IN (12, 1, 2)""") > 0
+
+
+def test_intersection_named_by_bare_street_names(pipeline, admin):
+    a = ask(pipeline, "police crash reports within 50 m of the hampshire and broadway intersection")
+    ref = scalar(admin, """SELECT count(*) FROM ma.cambridge_crash c WHERE EXISTS (SELECT 1 FROM ma.intersection i
+                           WHERE i.intersection = 'Broadway & Hampshire St' AND ST_DWithin(c.geom, i.geom, 50))""")
+    assert a.rows[0][0] == ref > 0
+    a = ask(pipeline, "crashes in Cambridge and Somerville")  # bare names join nothing without the kind word
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash
+                                           WHERE city_town_name IN ('CAMBRIDGE', 'SOMERVILLE')""")

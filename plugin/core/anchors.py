@@ -37,6 +37,8 @@ class AnchorIndex:
     joiners: set[str] = field(default_factory=set)
     # word -> the names (entity, published name) whose variants hold it: 'rindge' -> three schools, a street
     by_word: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
+    # a part's name without its kind word ('hampshire' for 'Hampshire St'): read only as part of a joined name
+    bare: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     def add(self, entity: str, name: str, abbreviations: dict[str, str], numbers: dict[str, int],
             endings: dict[str, str] | None = None, said: str | None = None, needs_word: bool = False) -> None:
@@ -87,10 +89,15 @@ class AnchorIndex:
                 for e, name in list(idx.variants.get(normalize(real), [])):
                     if e == entity:
                         idx.add(entity, name, {}, numbers, said=said)
+        kinds = set(abbreviations) | set(abbreviations.values())
         for ent in pack.entities.values():
             if not ent.joins:
                 continue
             part_ent, sep = ent.joins["entity"], normalize(ent.joins.get("separator", "&"))
+            for form, names in list(idx.variants.items()):
+                words = form.split()
+                if len(words) > 1 and words[-1] in kinds:
+                    idx.bare.setdefault(" ".join(words[:-1]), []).extend(n for n in names if n[0] == part_ent)
             for name in {nm for v in idx.variants.values() for e, nm in v if e == ent.name}:
                 parts = [p.strip() for p in normalize(name).split(f" {sep} ")]
                 for a, b in itertools.combinations(parts, 2):
@@ -125,13 +132,49 @@ class AnchorIndex:
         return out
 
     def _joining(self, named: list["AnchorMatch"]) -> set[tuple[str, str]]:
-        """The features whose names join every pair of the given names."""
+        """The features whose names join every pair of the given names (a bare name: any of the names it may be)."""
         hits = None
         for a, b in itertools.combinations(named, 2):
-            pair = {h for x in self.synonyms(a.entity, a.name) for y in self.synonyms(b.entity, b.name)
+            pair = {h for x in self._said(a) for y in self._said(b)
                     for h in self.pairs.get((a.entity, frozenset((x, y))), [])}
             hits = pair if hits is None else hits & pair
         return hits or set()
+
+    def _said(self, m: "AnchorMatch") -> set[str]:
+        return set().union(*(self.synonyms(m.entity, n) for n in [m.name] + [o["name"] for o in m.others if o.get("bare")]))
+
+    def _bare_parts(self, toks: list[str], taken: set[int]) -> list["AnchorMatch"]:
+        """Names said without their kind word ('hampshire and broadway'), each possibly several features."""
+        out: list[AnchorMatch] = []
+        used = set(taken)
+        for n in (3, 2, 1):
+            for i in range(len(toks) - n + 1):
+                names = self.bare.get(" ".join(toks[i:i + n]))
+                if names and not used & set(range(i, i + n)):
+                    out.append(AnchorMatch(names[0][0], names[0][1], 100.0, i, i + n, " ".join(toks[i:i + n]),
+                                           others=[{"entity": e, "name": nm, "score": 100.0, "bare": True}
+                                                   for e, nm in names]))
+                    used.update(range(i, i + n))
+        return out
+
+    def _joined_bare(self, found: list["AnchorMatch"], toks: list[str], taken: set[int],
+                     pack: Pack) -> list["AnchorMatch"]:
+        """`found` with the names that bare parts join into a feature ('the hampshire and broadway intersection'),
+        when the feature's kind word stands beside them or most parts were said whole."""
+        bare = self._bare_parts(toks, taken)
+        if not bare:
+            return found
+        out = []
+        for m in self.join(sorted(found + bare, key=lambda m: m.start), toks):
+            parts = [b for b in bare if m.start <= b.start and b.end <= m.end]
+            if m in bare:
+                continue  # (a bare name alone names nothing)
+            if parts and m not in found and not (_beside_word(toks, m.start, m.end, pack.entities[m.entity].words)
+                                                 or len(parts) * 2 <= len(m.text.split()) - len(parts)):
+                out += [f for f in found if m.start <= f.start and f.end <= m.end]
+                continue
+            out.append(m)
+        return out
 
     def match(self, toks: list[str], locked: set[int], pack: Pack, stop: set[str],
               known: set[str]) -> list[AnchorMatch]:
@@ -178,6 +221,8 @@ class AnchorIndex:
                 found.append(AnchorMatch(top["entity"], top["name"], top["score"], i, i + n, text,
                                          others=[c for c in cands[1:] if c["score"] >= top["score"] - 3]))
                 taken.update(span)
+        found = self._joined_bare(found, toks, taken, pack)
+        taken = set(locked) | {j for m in found for j in range(m.start, m.end)}
         found += self._partial(toks, taken, pack, stop, known)
         return self.join(sorted(found, key=lambda m: m.start), toks)
 
