@@ -152,3 +152,14 @@ def test_intersection_named_by_bare_street_names(pipeline, admin):
     a = ask(pipeline, "crashes in Cambridge and Somerville")  # bare names join nothing without the kind word
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash
                                            WHERE city_town_name IN ('CAMBRIDGE', 'SOMERVILLE')""")
+
+
+def test_a_field_left_blank(pipeline, admin):
+    blank = scalar(admin, "SELECT count(*) FROM ma.traffic_signal WHERE coalesce(btrim(jurisdiction), '') = ''")
+    assert ask(pipeline, "how many signals have a blank jurisdiction").rows[0][0] == blank > 0
+    assert len(ask(pipeline, "list signals with no jurisdiction filled in").rows) == blank
+    a = ask(pipeline, "how many signals, leaving out the ones with a blank jurisdiction")
+    assert a.rows[0][0] == scalar(admin, "SELECT count(*) FROM ma.traffic_signal") - blank
+    a = ask(pipeline, "what share of signals are City of Cambridge jurisdiction? keep the ones with a blank jurisdiction")
+    assert a.status == "answered" and "blank" in a.understood.get("context", [])
+    assert pipeline.ask("how many crashes in a blank").status == "clarify"  # a blank word beside no field

@@ -175,11 +175,14 @@ class Annotator:
         rules = self.rules.get("exclusion", {})
         conds = sorted((s for s in ann.spans if s.kind != "cue"), key=lambda s: s.start)
         dropped: set[int] = set()
-        for s in [s for s in ann.spans if s.kind == "cue" and s.value in ("either_way_after", "either_way_before")]:
+        for s in [s for s in ann.spans if s.kind == "cue" and str(s.value).startswith("either_way_")]:
             c = clause_at(ann.clauses, s.start)
             bounds = (c.start, c.end) if c is not None else (0, len(ann.tokens))
             if s.value == "either_way_after":
                 covered = _covered(ann, conds, rules, s.start - 1, -1, bounds)[:1]
+            elif s.value == "either_way_kept":  # (only what is counted anyway: a value left blank)
+                covered = [(a, b) for a, b in _covered(ann, conds, rules, s.end, 1, bounds)[:1]
+                           if any(x.start == a and x.kind in rules.get("either_way_kept_covers", []) for x in conds)]
             else:  # only a field just after the cue: 'of any <value>' still keeps the value ('any dark light')
                 nxt = next((c for c in conds if c.start == s.end), None)
                 covered = [(nxt.start, nxt.end)] if nxt and nxt.kind in rules.get("either_way_before_covers", []) else []
@@ -303,6 +306,7 @@ class Annotator:
         spans = self._shared_head(spans, toks)
         spans = self._restated(spans, toks, locked)
         spans = self._kinds_listed(spans, toks, locked)
+        spans = self._blank_fields(spans, toks, locked)
         # a number no reading used is said, not ignored, when it is long enough to name something (an id, a route)
         unknown = [t for j, t in enumerate(toks) if j not in locked and t not in self.stop and
                    (not t.isdigit() or len(t) >= 3)]
@@ -396,6 +400,41 @@ class Annotator:
             j += 1
         return start, run, items, j
 
+    def _blank_fields(self, spans: list[Span], toks: list[str], locked: set[int]) -> list[Span]:
+        """'<field> left blank', 'a blank <field>', 'no <field> filled in': a condition that the field holds no value;
+        '<field> filled in' with nothing negating it, that it holds one. A blank word beside no field is not read."""
+        none = set(self.lang.get("none_words", []))
+        for c in [s for s in spans if s.kind == "cue" and s.value in ("blank", "filled")]:
+            fld, joined = self._field_beside(c, spans, toks)
+            if fld is None:
+                spans.remove(c)
+                locked.difference_update(range(c.start, c.end))
+                continue
+            negated = fld.start > 0 and toks[fld.start - 1] in none  # ('no <field> filled in')
+            blank = c.value == "blank" or negated
+            lo, hi = (min(c.start, fld.start - negated), max(c.end, fld.end)) if joined else (c.start, c.end)
+            if joined:
+                spans.remove(fld)
+            said = [("blank", (e, f, blank)) for e, f in _fields_of(fld)]
+            spans[spans.index(c)] = Span(lo, hi, "blank", said[0][1], " ".join(toks[lo:hi]), said)
+        spans.sort(key=lambda s: s.start)
+        return spans
+
+    def _field_beside(self, c: Span, spans: list[Span], toks: list[str]) -> tuple[Span | None, bool]:
+        """The field a blank word qualifies, and whether only grammar words stand between: the field just after
+        ('a blank <field>'), else the nearest before it, across values said of it ('<field> is unknown or blank')."""
+        fields = [s for s in spans if _fields_of(s)]
+        plain = lambda a, b: all(t in self.stop for t in toks[a:b])
+        after = next((f for f in fields if c.end <= f.start <= c.end + 1 and plain(c.end, f.start)), None)
+        if after is not None and c.value == "blank":
+            return after, True
+        said_of = lambda i: toks[i] in self.stop or any(v.start <= i < v.end and v.kind in ("label", "concept", "cue")
+                                                        for v in spans)
+        before = [f for f in fields if f.end <= c.start and c.start - f.end <= 5 and all(map(said_of, range(f.end, c.start)))]
+        if not before:
+            return None, False
+        return before[-1], plain(before[-1].end, c.start)
+
     def _label_words(self, kind: str, value: object) -> set[str]:
         """The words every label of a value holds: a label's own words, or those all labels of a concept share
         (on some source)."""
@@ -426,6 +465,10 @@ class Annotator:
                 if items:
                     out[id(x)] = Span(x.start, x.end, items[0][0], items[0][1], x.text, list(items))
         return [out[id(s)] for s in spans]
+
+
+def _fields_of(s: Span) -> list[tuple[str, str]]:
+    return [v for k, v in (s.items or [(s.kind, s.value)]) if k == "field"]
 
 
 def _label_sets(pack: Pack, s: Span) -> dict[tuple[str, str], set]:

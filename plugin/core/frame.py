@@ -29,7 +29,7 @@ NON_FIELD_OPS = ("time", "near", "place", "area_attr", "near_place", "located")
 class Predicate:
     """field op values on `entity` (None = the primary entity); `any_of` is an OR group of predicates."""
     field: str = ""
-    op: str = "in"  # in | not_in | has | eq | between | gte | lte | located, or one of NON_FIELD_OPS
+    op: str = "in"  # in | not_in | has | eq | between | gte | lte | blank, or one of NON_FIELD_OPS
     values: list = dc_field(default_factory=list)
     entity: Optional[str] = None
     concept: Optional[str] = None

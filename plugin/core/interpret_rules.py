@@ -209,6 +209,9 @@ def _predicates(w: Work) -> None:
             w.time_spans.append(Span(s.start, s.end, "time", {"hours": ts_conv, "vague": True}, s.text))
         else:
             w.target_preds.append((s, p))
+    for s in (s for s in w.spans if s.kind == "blank"):  # ('a blank <field>', 'no <field> filled in')
+        ent, fld, blank = s.value
+        w.target_preds.append((s, Predicate(field=fld, op="blank", entity=ent, negate=not blank, text=s.text)))
     for s in w.cx.cue("located") + w.cx.cue("not_located"):  # ('geocoded <records>', '<records> with no location')
         w.target_preds.append((s, Predicate(op="located", negate=s in w.cx.cue("not_located"), text=s.text)))
     w.support_preds += [p for _, p in either(w.cx, support)]
@@ -243,7 +246,7 @@ def _compared_numbers(w: Work) -> None:
     for sp, p in w.target_preds:
         cue = excluded(ann, sp)
         if cue:
-            p.negate, p.text = True, cue(p.text)  # 'excluding rear-ends', 'wet roads don't count'
+            p.negate, p.text = not p.negate, cue(p.text)  # 'excluding rear-ends', 'wet roads don't count'
     if not (_more_or(w) and words(w.pack, "compare_or") & set(ann.tokens)):
         w.target_preds = either(w.cx, w.target_preds)  # (but 'were there more A or B': two sides, not one condition)
 

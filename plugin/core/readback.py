@@ -32,7 +32,7 @@ def condition(pack: Pack, ent: Entity, p: Predicate, t: dict) -> str:
     fld = ent.fields.get(p.field)
     if fld is None or p.op in NON_FIELD_OPS:
         return p.text
-    vals = _labels(p.values, t) if p.op in ("in", "not_in", "has", "eq") else \
+    vals = t["blank"] if p.op == "blank" else _labels(p.values, t) if p.op in ("in", "not_in", "has", "eq") else \
         f"{p.op} {' - '.join(str(v) for v in p.values)}"
     key = "condition_negated" if p.negate or p.op == "not_in" else "condition"
     return t[key].format(field=fld.label, labels=vals)

@@ -110,6 +110,8 @@ class Repairer:
             log("filter_moved", path, f"{q.entity}.{q.field}", f"{ent.name}.{match.name}",
                 f"the same field on {ent.label}")
             q = Predicate(field=match.name, op=q.op, values=q.values, entity=ent.name, text=q.text)
+        if q.op == "blank" and q.field in ent.fields:
+            return q
         if q.op in ("gt", "gte", "lt", "lte"):
             return self._threshold(ent, q, path, log, r)
         # a frame's operators in the pack's 'where' words: eq holds one value, between is a range

@@ -71,6 +71,9 @@ class RowConditions:
         if p.field not in ent.fields:
             raise CompileError(f"{ent.label} has no field {p.field}")
         c = col(p.field, t)
+        if p.op == "blank":  # no value: NULL, or text of nothing but spaces
+            return exp.paren(exp.or_(exp.Is(this=c, expression=exp.null()),
+                                     exp.EQ(this=exp.func("BTRIM", exp.cast(c, "text")), expression=lit(""))))
         if p.op == "in":
             return c.isin(*[lit(v) for v in p.values])
         if p.op == "not_in":
