@@ -76,14 +76,15 @@ def test_either_way_examples(annotator, text, words):
 
 def _quantifier_examples():
     for ex in rule_files("en")["quantifiers"].get("examples", []):
-        yield pytest.param(ex["text"], ex["quantifier"], id=ex["text"][:40])
+        yield pytest.param(ex["text"], ex["quantifier"], ex.get("grouped"), id=ex["text"][:40])
 
 
-@pytest.mark.parametrize("text,quantifier", list(_quantifier_examples()))
-def test_quantifier_examples(annotator, text, quantifier):
+@pytest.mark.parametrize("text,quantifier,grouped", list(_quantifier_examples()))
+def test_quantifier_examples(annotator, text, quantifier, grouped):
     from plugin.core.interpret_rules import interpret
     f = interpret(annotator.annotate(text), PACK, text)
     assert f.near is not None and f.near.quantifier == quantifier
+    assert grouped is None or bool(f.group_by) == grouped
 
 
 def _time_examples():

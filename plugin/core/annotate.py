@@ -168,7 +168,18 @@ class Annotator:
         ann.context += [v for v in dict.fromkeys(verbs) if v not in ann.context]
         ann.excluded = exclusion_scopes(ann, self.rules.get("exclusion", {}))
         self._either_way(ann)
+        self._each_once(ann)
         return ann
+
+    def _each_once(self, ann: Annotation) -> None:
+        """'count each <record> once': the grouping word says how to count (each record once), not what to group by."""
+        once = [phrase_key(w) for w in self.rules.get("quantifiers", {}).get("once", [])]
+        toks = ann.tokens
+        for c in [s for s in ann.spans if s.kind == "cue" and s.value == "group"]:
+            rec = next((s for s in ann.spans if s.start == c.end and s.kind == "entity"), None)
+            if rec is not None and any(toks[rec.end:rec.end + len(w)] == list(w) for w in once if w):
+                ann.spans.remove(c)
+                ann.context.append(c.text)
 
     def _either_way(self, ann: Annotation) -> None:
         """'<value> or not': the one condition the cue follows is read and set aside (context), not a filter."""

@@ -12,14 +12,46 @@ from .tokens import Span
 _NAMED = ("entity", "concept", "label", "field", "anchor")
 
 
-def coverage(ann, frame: Frame) -> dict[str, list[str]]:
+def coverage(ann, frame: Frame, stop: set[str] | frozenset = frozenset()) -> dict[str, list]:
     """How much of what the asking clauses said the frame holds: readings not used, words of several readings,
-    numbers not held (the frame is written out once for all three)."""
+    numbers not held (the frame is written out once for all three), operators said, and the words of the asking
+    clauses no reading took (`stop`: the grammar words, which need none)."""
     blob = json.dumps(asdict(frame), default=str)
     asked = asked_positions(ann.clauses)
     spans = [s for s in ann.spans if asked is None or s.start in asked]
+    read = {i for s in ann.spans for i in range(s.start, s.end)}
+    unread = [t for i, t in enumerate(ann.tokens) if (asked is None or i in asked) and i not in read and t not in stop
+              and not t.replace(".", "", 1).isdigit()]
     return {"unused": unused_readings(spans, blob.lower()), "ambiguous": ambiguous_words(spans),
-            "numbers_unused": unused_numbers(ann.tokens, asked, blob)}
+            "numbers_unused": unused_numbers(ann.tokens, asked, blob), "operators": said_operators(spans),
+            "asked_unread": unread}
+
+
+# what a question operator leaves in the frame when it is used: a ranking, a share, a trend, a measure
+_OPERATORS = {
+    "rank_desc": lambda f: f.rank is not None, "rank_asc": lambda f: f.rank is not None,
+    "topn": lambda f: f.rank is not None and bool(f.rank.limit),
+    "share": lambda f: f.intent == "share" or f.measure.kind == "share",
+    "trend": lambda f: f.intent == "trend" or any(g.kind == "time" for g in f.group_by),
+    "epdo": lambda f: f.measure.kind == "epdo" or f.measure.field == "epdo",
+    "rate": lambda f: f.measure.kind == "rate", "avg": lambda f: f.measure.kind == "avg",
+}  # (not 'total' or 'by': a count is a total, and 'by' also says how records are placed)
+
+
+def said_operators(spans: list[Span]) -> list[dict]:
+    """The question operators said in the asking clauses ('the most', 'which 4', 'what share'), with their text."""
+    out = []
+    for s in spans:
+        ops = [s.kind] if s.kind == "topn" else [v for k, v in (s.items or [(s.kind, s.value)]) if k == "cue"]
+        if any(o in _OPERATORS for o in ops):
+            out.append({"ops": [o for o in ops if o in _OPERATORS], "text": s.text})
+    return out
+
+
+def unused_operators(said: list[dict], frame: Frame) -> list[str]:
+    """Texts of the operators said that the frame as answered (after repair) does not carry out: an answer to
+    another question."""
+    return [o["text"] for o in said if not any(_OPERATORS[op](frame) for op in o["ops"] if op in _OPERATORS)]
 
 
 def unused_readings(spans: list[Span], blob: str) -> list[str]:

@@ -5,6 +5,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from .coverage import unused_operators
 from .frame import Frame
 from .pack import Pack
 
@@ -60,6 +61,7 @@ def _coverage(ev: Evidence) -> list[tuple[str, float, str]]:
     codes = [r.code for r in reps]
     ctx, corr, unused = u.get("context", []), u.get("corrections", []), u.get("unused", [])
     amb, nums = u.get("ambiguous", []), u.get("numbers_unused", [])
+    ops, skipped = unused_operators(u.get("operators", []), ev.frame), u.get("asked_unread", [])
     return [
         ("ambiguous_words", min(len(amb), 3), "words with several readings: " + ", ".join(amb)
          if amb else "every word had one reading"),
@@ -67,7 +69,11 @@ def _coverage(ev: Evidence) -> list[tuple[str, float, str]]:
          if nums else "every number was used"),
         ("unused_readings", min(len(unused), 3), "read but not used in the answer: " + ", ".join(unused)
          if unused else "every word read was used"),
+        ("operators_unused", min(len(ops), 2), "asked but not carried out: " + ", ".join(ops)
+         if ops else "every ranking, share or grouping asked was carried out"),
         ("context_words", min(len(ctx), 5) / 5, f"taken as context: {', '.join(ctx)}" if ctx else "no context words"),
+        ("asked_words_unread", min(len(skipped), 3), "words of the question itself no reading took: " + ", ".join(skipped)
+         if skipped else "every word of the question itself was read"),
         ("corrections", min(len(corr), 3), "spelling corrected: " + ", ".join(f"{c['from']}→{c['to']}" for c in corr)
          if corr else "no spelling corrected"),
         ("clauses", min(int(u.get("clauses", 1)) - 1, 3), "the message has several sentences or clauses"),
