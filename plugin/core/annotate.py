@@ -207,6 +207,20 @@ class Annotator:
         self._set_aside_context(ann)
         return ann
 
+    def _purpose_tails(self, ann: Annotation, rules: dict) -> None:
+        """'<question> for the <words the pack does not know>': a purpose closing a clause ('... for the walk audit')
+        is a clause of its own, set aside."""
+        tails = [phrase_key(t) for t in rules.get("purpose_tails", [])]
+        read = {i for s in ann.spans if s.kind != "cue" for i in range(s.start, s.end)}
+        for c in list(ann.clauses):
+            for p in range(c.start + 1, c.end):
+                w = next((w for w in tails if w and tuple(ann.tokens[p:p + len(w)]) == w), None)
+                rest = range(p + len(w), c.end) if w else range(0)
+                if w and rest and not read & set(rest) and any(ann.tokens[i] not in self.stop for i in rest):
+                    ann.clauses.insert(ann.clauses.index(c) + 1, Clause(" ".join(ann.tokens[p:c.end]), p, c.end, "purpose"))
+                    c.end = p
+                    break
+
     def _only_part_of_a_name(self, s: Span, c: Clause) -> bool:
         """An anchor outside the question that is no place to count in: a word only part of a few names, or, in a
         purpose, a feature rather than an area ('<square> check: ...')."""
@@ -240,6 +254,7 @@ class Annotator:
         context, never 'not understood'. Who asks ('<someone> wants ...') is a purpose of its own."""
         rules = self.rules.get("context", {})
         cues = {s.start: str(s.value) for s in ann.spans if s.kind == "cue"}
+        self._purpose_tails(ann, rules)
         classify(ann.clauses, cues, set(rules.get("question_cues", [])))
         leads = {id(c): _reported(ann.tokens, c, rules.get("reporting_verbs", [])) if c.kind == "question" else c.start
                  for c in ann.clauses}

@@ -112,7 +112,9 @@ def summary(lang: dict, ann) -> dict:
     content = [i for i in asked if ann.tokens[i] not in stop and not ann.tokens[i].isdigit()]
     read = {i for s in ann.spans for i in range(s.start, s.end)}
     return {"context": list(dict.fromkeys(ann.context)), "corrections": ann.corrections,
-            "rewrites": ann.rewrites, "clauses": len(ann.clauses), "words": len(asked),
+            "rewrites": ann.rewrites, "words": len(asked),
+            # (a purpose or a deadline gives nothing to the answer: only the clauses that do can be misread)
+            "clauses": max(1, sum(c.kind not in ("purpose", "deadline") for c in ann.clauses)),
             "read_share": round(sum(i in read for i in content) / len(content), 3) if content else 1.0}
 
 
