@@ -163,3 +163,18 @@ def test_a_field_left_blank(pipeline, admin):
     a = ask(pipeline, "what share of signals are City of Cambridge jurisdiction? keep the ones with a blank jurisdiction")
     assert a.status == "answered" and "blank" in a.understood.get("context", [])
     assert pipeline.ask("how many crashes in a blank").status == "clarify"  # a blank word beside no field
+
+
+def test_a_place_word_before_an_area_word_says_whose_areas(pipeline, admin):
+    a = ask(pipeline, "how many bus shelters in each of the city's neighbourhoods")
+    assert a.frame["group_by"] and a.frame["group_by"][0]["kind"] == "area"
+
+
+def test_word_of_another_label_of_the_field_names_that_label(pipeline, admin):
+    both = """SELECT count(*) FROM ma.cambridge_bicycle_crash
+              WHERE trim(traffic_control_device_type) IN ('TRAFFIC CONTROL SIGNAL', 'FLASHING TRAFIC CONTROL SIGNAL')"""
+    a = ask(pipeline, "how many bicycle crash file records where the traffic control device was a traffic signal, regular or flashing")
+    assert a.rows[0][0] == scalar(admin, both) > 0
+    a = ask(pipeline, "how many bicycle crash file records at a traffic control signal, not flashing")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_bicycle_crash
+                                           WHERE trim(traffic_control_device_type) = 'TRAFFIC CONTROL SIGNAL'""")

@@ -333,6 +333,8 @@ class Annotator:
         spans = self._restated(spans, toks, locked)
         spans = self._kinds_listed(spans, toks, locked)
         spans = self._blank_fields(spans, toks, locked)
+        spans = self._value_of_named_field(spans, toks)
+        spans = self._sibling_labels(spans, toks, locked)
         # a number no reading used is said, not ignored, when it is long enough to name something (an id, a route)
         unknown = [t for j, t in enumerate(toks) if j not in locked and t not in self.stop and
                    (not t.isdigit() or len(t) >= 3)]
@@ -425,6 +427,41 @@ class Annotator:
             run += [inner] if inner is not None else []
             j += 1
         return start, run, items, j
+
+    def _sibling_labels(self, spans: list[Span], toks: list[str], locked: set[int]) -> list[Span]:
+        """'<value>, regular or flashing': a word just after a value that is a word of one other label of the same
+        field, a label sharing the value's words ('flashing ... signal'), names that label."""
+        for v in [s for s in spans if s.kind in ("concept", "label")]:
+            for (ent, fld), labels in _label_sets(self.pack, v).items():
+                field_ = self.pack.entities[ent].fields.get(fld) if ent in self.pack.entities else None
+                own = {w for lb in labels for w in normalize(str(lb)).split()} - self.stop
+                for j in range(v.end, min(v.end + 6, len(toks))):
+                    t = toks[j]
+                    if j in locked or t in self.stop or not t.isalpha() or field_ is None:
+                        continue
+                    kin = [c for c in field_.codes if c not in labels and t in normalize(str(c)).split()
+                           and own & set(normalize(str(c)).split())]
+                    if len({norm_label(c) for c in kin}) == 1:
+                        spans.append(Span(j, j + 1, "label", (ent, fld, norm_label(kin[0])), t,
+                                          [("label", (ent, fld, norm_label(kin[0])))]))
+                        locked.add(j)
+        spans.sort(key=lambda s: s.start)
+        return spans
+
+    def _value_of_named_field(self, spans: list[Span], toks: list[str]) -> list[Span]:
+        """'where the <field> was a <words>': words read otherwise (a layer's name) that are words of one label of
+        the field just named are that label."""
+        for f in [s for s in spans if s.kind == "field"]:
+            x = next((x for x in spans if f.end < x.start <= f.end + 3 and x.kind in ("entity", "field")
+                      and all(t in self.stop for t in toks[f.end:x.start])), None)
+            said = set(toks[x.start:x.end]) - self.stop if x is not None else set()
+            for ent, fld in _fields_of(f) if said else []:
+                codes = self.pack.entities[ent].fields[fld].codes
+                kin = {norm_label(c) for c in codes if said <= set(normalize(str(c)).split())}
+                if len(kin) == 1:
+                    spans[spans.index(x)] = Span(x.start, x.end, "label", (ent, fld, kin.pop()), x.text)
+                    break
+        return spans
 
     def _blank_fields(self, spans: list[Span], toks: list[str], locked: set[int]) -> list[Span]:
         """'<field> left blank', 'a blank <field>', 'no <field> filled in': a condition that the field holds no value;

@@ -112,6 +112,8 @@ def _roles(w: Work) -> None:
             continue  # 'ice on the road': where the records happened, not a relation to the street features
         after_near = ("cue", "near") in prev_kinds or along_only and bool(lines)
         after_group = any(p in cx.cue("group") for p in cx.before(s, 1))
+        if _modifies_area(w, s):
+            continue  # ('the city's neighbourhoods'): a place word before an area word only says whose areas
         if area_grouped(cx, s, w.distances):
             w.group_spans.append(s)  # ('<features> within each <area>'): contained, not near
         elif (after_distance or after_near) and ents:
@@ -134,6 +136,14 @@ def _roles(w: Work) -> None:
                                          readings(o, "entity")[0] for o in events if o is not s)]
     w.target_span = w.inverse[0] if w.inverse else next(iter(specific + events), None) or next(
         (s for s in w.target_spans if readings(s, "entity")), None)
+
+
+def _modifies_area(w: Work, s: Span) -> bool:
+    """Whether a place word stands right before a word for an area layer (the head of the phrase)."""
+    head = next((x for x in w.entity_spans if x.start == s.end), None)
+    areas = lambda x: [e for e in readings(x, "entity") if w.pack.entities[e].area]
+    places = [f for f in readings(s, "field") if w.pack.entities[f[0]].fields[f[1]].place]
+    return head is not None and bool(areas(head)) and bool(places or areas(s))
 
 
 def _counted_after_rank(w: Work) -> None:
