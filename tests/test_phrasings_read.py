@@ -178,3 +178,11 @@ def test_word_of_another_label_of_the_field_names_that_label(pipeline, admin):
     a = ask(pipeline, "how many bicycle crash file records at a traffic control signal, not flashing")
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_bicycle_crash
                                            WHERE trim(traffic_control_device_type) = 'TRAFFIC CONTROL SIGNAL'""")
+
+
+def test_score_weights_restated_are_context(pipeline, admin):
+    a = ask(pipeline, "EPDO for Salem, with fatal or injury crashes weighted 21 and everything else 1")
+    assert a.rows[0][0] == scalar(admin, """SELECT sum(CASE WHEN crash_severity_descr IN ('Fatal injury', 'Non-fatal injury')
+                                           THEN 21 ELSE 1 END) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'""")
+    a = ask(pipeline, "EPDO of fatal crashes in Boston")  # a value without its weight stays a condition
+    assert a.frame["filters"]

@@ -169,7 +169,30 @@ class Annotator:
         ann.excluded = exclusion_scopes(ann, self.rules.get("exclusion", {}))
         self._either_way(ann)
         self._each_once(ann)
+        self._weights_restated(ann)
         return ann
+
+    def _weights_restated(self, ann: Annotation) -> None:
+        """'EPDO, <values> weighted 21': values said with the weight the pack's severity score gives them restate
+        the score's definition; they are context, not conditions."""
+        conv = self.pack.convention("epdo") or {}
+        weights, words = conv.get("weights") or {}, set(self.lang.get("weight_words", []))
+        toks = ann.tokens
+        if not weights or not any(s.kind == "cue" and s.value == "epdo" for s in ann.spans):
+            return
+        values = [s for s in ann.spans if s.kind in ("concept", "label")]
+        for i, t in enumerate(toks):
+            if t not in words or i + 1 >= len(toks) or not toks[i + 1].replace(".", "", 1).isdigit():
+                continue
+            n, said = float(toks[i + 1]), []
+            for v in sorted((v for v in values if v.end <= i), key=lambda v: -v.start):
+                labels = {lb for ls in _label_sets(self.pack, v).values() for lb in ls if lb in weights}
+                if not labels or any(float(weights[lb]) != n for lb in labels):
+                    break
+                said.append(v)
+            for v in said:
+                ann.spans.remove(v)
+                ann.context.append(v.text)
 
     def _each_once(self, ann: Annotation) -> None:
         """'count each <record> once': the grouping word says how to count (each record once), not what to group by."""
