@@ -186,3 +186,10 @@ def test_score_weights_restated_are_context(pipeline, admin):
                                            THEN 21 ELSE 1 END) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'""")
     a = ask(pipeline, "EPDO of fatal crashes in Boston")  # a value without its weight stays a condition
     assert a.frame["filters"]
+
+
+def test_length_with_no_records_named_is_of_the_line_layer_said(pipeline, admin):
+    a = ask(pipeline, "the 5 longest streets by centerline length")
+    assert a.frame["target"] == "road" and len(a.rows) == 5
+    a = ask(pipeline, "top 3 streets by length of separated bike lane")
+    assert a.frame["target"] == "bike_facility" and len(a.rows) == 3

@@ -8,7 +8,7 @@ from .phrasing import is_event, is_place_pred, number_before
 from .qualifiers import asks_for_one, excluded, names_one
 from .clauses import clause_at
 from .pack import language_for
-from .spans import time_from_span
+from .spans import readings, time_from_span
 
 if TYPE_CHECKING:
     from .interpret_rules import Work
@@ -72,6 +72,7 @@ def _measure(w: Work) -> None:
     if cx.cue("epdo") and f.measure.field != EPDO_FIELD:
         f.measure = Measure("epdo")
     if cx.cue("length") and f.measure.kind == "count":
+        f.target = f.target or _line_records(w)
         ent = w.pack.entities.get(f.target or "")
         if ent is None or ent.geometry != "line":
             f.unknown.append(cx.cue("length")[0].text)  # a length of what is no line: asked back, never counted
@@ -81,6 +82,19 @@ def _measure(w: Work) -> None:
         per = next((s.value["per"] for s in w.spans if s.kind == "per"), None)
         f.measure = Measure("rate", per=per or w.pack.convention("population", "per", default=1000),
                             total=bool(cx.cue("statewide")), field="epdo" if cx.cue("epdo") else None)
+
+
+def _line_records(w: Work) -> str:
+    """With no records named, the line features a length is asked of: those a value said qualifies ('separated
+    bike lane'), else a line layer a word names ('the longest streets')."""
+    lines = [e for e, ent in w.pack.entities.items() if ent.geometry == "line"]
+    for s in w.spans:
+        for kind, v in s.items or [(s.kind, s.value)]:
+            ents = ([v[0]] if kind == "label" else list(w.pack.concepts[v].where) if kind == "concept"
+                    and v in w.pack.concepts else [])
+            if any(e in lines for e in ents):
+                return next(e for e in ents if e in lines)
+    return next((e for s in w.spans for e in readings(s, "entity") if e in lines), "")
 
 
 def _stated(w: Work, s) -> bool:
