@@ -193,3 +193,10 @@ def test_length_with_no_records_named_is_of_the_line_layer_said(pipeline, admin)
     assert a.frame["target"] == "road" and len(a.rows) == 5
     a = ask(pipeline, "top 3 streets by length of separated bike lane")
     assert a.frame["target"] == "bike_facility" and len(a.rows) == 3
+
+
+def test_a_feature_in_a_clause_that_says_when_is_context(pipeline, admin):
+    a = ask(pipeline, "how many crashes in Salem on weekdays, leaving out July and August when school is out")
+    assert a.frame.get("near") is None and "school" in a.understood["context"]
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'
+        AND extract(isodow FROM crash_date) <= 5 AND extract(month FROM crash_date) NOT IN (7, 8)""")

@@ -170,7 +170,16 @@ class Annotator:
         self._either_way(ann)
         self._each_once(ann)
         self._weights_restated(ann)
+        self._features_in_time_clauses(ann)
         return ann
+
+    def _features_in_time_clauses(self, ann: Annotation) -> None:
+        """'... when school is out': a feature layer's word in a clause that says when is no place to be near."""
+        opens = set(self.rules.get("context", {}).get("time_clause_openers", []))
+        for i in [i for i, t in enumerate(ann.tokens) if t in opens]:
+            for s in [s for s in ann.spans if i < s.start <= i + 2 and s.kind == "entity" and not self._records(s)]:
+                ann.spans.remove(s)
+                ann.context.append(s.text)
 
     def _weights_restated(self, ann: Annotation) -> None:
         """'EPDO, <values> weighted 21': values said with the weight the pack's severity score gives them restate
