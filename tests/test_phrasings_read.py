@@ -200,3 +200,10 @@ def test_a_feature_in_a_clause_that_says_when_is_context(pipeline, admin):
     assert a.frame.get("near") is None and "school" in a.understood["context"]
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'
         AND extract(isodow FROM crash_date) <= 5 AND extract(month FROM crash_date) NOT IN (7, 8)""")
+
+
+def test_values_listed_together_share_a_field(pipeline, admin):
+    # 'snow' alone is weather; listed with surface values it is the surface, and a season said of them is no months
+    a = ask(pipeline, "how many collisions on a winter road surface (snow, ice or slush)")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash
+                                           WHERE road_surf_cond_descr IN ('Snow', 'Ice', 'Slush')""") > 0

@@ -171,7 +171,20 @@ class Annotator:
         self._each_once(ann)
         self._weights_restated(ann)
         self._features_in_time_clauses(ann)
+        self._season_of_a_condition(ann)
         return ann
+
+    def _season_of_a_condition(self, ann: Annotation) -> None:
+        """'a winter road surface (snow, ice or slush)': a season said of a field whose values the question names
+        describes those values; it is no months."""
+        for t in [s for s in ann.spans if s.kind == "time" and "season" in (s.value or {})]:
+            fld = next((f for f in ann.spans if f.start == t.end and f.kind == "field"), None)
+            c = clause_at(ann.clauses, t.start)
+            named = {fe for v in ann.spans if v.kind in ("label", "concept") and clause_at(ann.clauses, v.start) is c
+                     for fe in _label_sets(self.pack, v)}
+            if fld is not None and set(_fields_of(fld)) & named:
+                ann.spans.remove(t)
+                ann.context.append(t.text)
 
     def _features_in_time_clauses(self, ann: Annotation) -> None:
         """'... when school is out': a feature layer's word in a clause that says when is no place to be near."""

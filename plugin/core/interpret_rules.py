@@ -203,7 +203,8 @@ def _predicates(w: Work) -> None:
     joins = words(pack, "either_words") | words(pack, "list_joins")
     support: list[tuple[Span, Predicate]] = []
     for s in (s for s in w.spans if has(s, "concept") or has(s, "label")):
-        p = _predicate(s, {r for x in w.spans if 0 <= s.start - x.end <= 4 for r in readings(x, "field")})
+        p = _predicate(s, {r for x in w.spans if 0 <= s.start - x.end <= 4 for r in readings(x, "field")},
+                       _coordinated(w, s, joins), pack)
         if p.concept and not _asked(w.ann, s) and w.f.target and not _family(pack, w.f.target) & set(
                 pack.concepts[p.concept].where):
             continue  # ('for the bike network slide, how many <facilities> ...'): context, not a condition
@@ -470,15 +471,42 @@ def pred_fields(pack: Pack, p: Predicate) -> list[tuple[str, str]]:
     return [(p.entity, p.field)]
 
 
-def _predicate(s: Span, named: set | None = None) -> Predicate:
+def _predicate(s: Span, named: set | None = None, listed: set | None = None, pack: Pack | None = None) -> Predicate:
     """The condition a concept or label word states; a label of several fields is read on the field named just
-    before it ('where the <field> is marked <value>')."""
+    before it ('where the <field> is marked <value>'), or on the field of the values it is listed with ('snow,
+    ice or slush') when the concept tests another field."""
+    labels = readings(s, "label")
     c = readings(s, "concept")
+    for fields in (named or set(), listed or set()):
+        hit = next((r for r in labels if (r[0], r[1]) in fields), None)
+        if hit is None or c and pack and set(pred_fields(pack, Predicate(concept=c[0]))) & fields:
+            continue
+        if len({(r[0], r[1]) for r in labels}) > 1 or c:
+            return Predicate(field=hit[1], op="has", values=[hit[2]], entity=hit[0], text=s.text)
     if c:
         return Predicate(concept=c[0], text=s.text)
-    labels = readings(s, "label")
     ent, fld, label = next((r for r in labels if (r[0], r[1]) in (named or set())), labels[0])
     return Predicate(field=fld, op="has", values=[label], entity=ent, text=s.text)
+
+
+def _coordinated(w: Work, s: Span, joins: set[str]) -> set[tuple[str, str]]:
+    """The fields of the values listed with `s` ('<value>, <value> or <value>'): only list words between."""
+    values = sorted((v for v in w.spans if has(v, "concept") or has(v, "label")), key=lambda v: v.start)
+    k = values.index(s)
+    run = [s]
+    for step in (-1, 1):
+        j = k
+        while 0 <= j + step < len(values):
+            a, b = sorted((values[j], values[j + step]), key=lambda v: v.start)
+            if b.start - a.end > 2 or not all(t in joins for t in w.ann.tokens[a.end:b.start]):
+                break
+            j += step
+            run.append(values[j])
+    out: set[tuple[str, str]] = set()
+    for v in run[1:]:
+        out |= {(r[0], r[1]) for r in readings(v, "label")}
+        out |= {f for c in readings(v, "concept") for f in pred_fields(w.pack, Predicate(concept=c))}
+    return out
 
 
 def _group(pack: Pack, f: Frame, s: Span) -> Group | None:
