@@ -101,6 +101,8 @@ def groups_by_label_word(cx: Ctx, f: Frame, group_cues: list[Span]) -> list[Grou
                   any(w.split()[-1] == word for w in [fl.label, *fl.words])]
         if len(fields) == 1:
             out.append(Group("field", f"{ent.name}.{fields[0]}"))
+        elif any(g.start > c.end and g.start - c.end <= 5 and readings(g, "field") for g in cx.ann.spans):
+            continue  # ('by who maintains them (<field>)'): the field said a few words on is what is grouped by
         elif word not in words(cx.pack, "filler") | words(cx.pack, "by_method") and not word.isdigit():
             f.unknown.append(word)  # a grouping asked for by a word that names no field: asked back, not dropped
     return out
