@@ -207,3 +207,8 @@ def test_values_listed_together_share_a_field(pipeline, admin):
     a = ask(pipeline, "how many collisions on a winter road surface (snow, ice or slush)")
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash
                                            WHERE road_surf_cond_descr IN ('Snow', 'Ice', 'Slush')""") > 0
+
+
+def test_a_year_the_data_lacks_is_refused_beside_one_it_holds(pipeline):
+    a = pipeline.ask("crash counts by town for 2021, to compare against 2017")
+    assert a.status == "refused" and "2021" in a.answer

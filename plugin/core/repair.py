@@ -238,7 +238,8 @@ class Repairer:
             if t.date_to:
                 asked.add(int(t.date_to[:4]))
             outside = sorted(y for y in asked if y < years[0] or y > years[1])
-            if outside and all(y < years[0] or y > years[1] for y in (t.years or outside)):
+            # (a year named outright that the data lacks is refused even beside one it holds: '2021 ... against 2017')
+            if outside and (set(outside) & set(t.years) or all(y < years[0] or y > years[1] for y in (t.years or outside))):
                 span = f"{years[0]}" if years[0] == years[1] else f"{years[0]}-{years[1]}"
                 r.outside.append(f"{ent.plural} cover {span} only, and {', '.join(map(str, outside))} "
                                  f"{'is' if len(outside) == 1 else 'are'} outside that")
