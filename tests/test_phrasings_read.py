@@ -212,3 +212,10 @@ def test_values_listed_together_share_a_field(pipeline, admin):
 def test_a_year_the_data_lacks_is_refused_beside_one_it_holds(pipeline):
     a = pipeline.ask("crash counts by town for 2021, to compare against 2017")
     assert a.status == "refused" and "2021" in a.answer
+
+
+def test_a_year_left_out(pipeline, admin):
+    a = ask(pipeline, "bicycle crash file records per year, leave out 2025 since it's a partial year")
+    years = [r[0] for r in a.rows]
+    assert 2025 not in years and len(years) == scalar(
+        admin, "SELECT count(DISTINCT year) FROM ma.cambridge_bicycle_crash WHERE year <> 2025")

@@ -348,10 +348,11 @@ def _time_and_scope(w: Work) -> None:
         w.support_preds.append(Predicate(op="time", values=[{k: v for k, v in tv.__dict__.items() if v and k != "text"}],
                                          text=" ".join(tv.text)))
         w.time_spans = []
-    for s in w.time_spans:
+    for s in sorted(w.time_spans, key=lambda s: bool(excluded(w.ann, s))):  # (what is left out, from what is kept)
         cue = excluded(w.ann, s)
         if cue:
-            time_left_out(f, s, cue)
+            ent = pack.entities.get(f.target or "")
+            time_left_out(f, s, cue, ent.years() if ent is not None else None)
         else:
             time_from_span(f.time, s.value, s.text)
     for a in [a for a in w.scope_spans if excluded(w.ann, a)]:

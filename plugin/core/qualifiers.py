@@ -36,11 +36,17 @@ def excluded(ann: Annotation, s: Span):
     return next((cue for a, b, cue in ann.excluded if a <= s.start < b), None)
 
 
-def time_left_out(f: Frame, s: Span, cue: str) -> None:
-    """'excluding weekends', 'not in winter': the complement of a day, month or hour set; a time without one
-    (a year, a date range) cannot be complemented here and is reported, not applied."""
+def time_left_out(f: Frame, s: Span, cue: str, span: tuple[int, int] | None = None) -> None:
+    """'excluding weekends', 'not in winter': the complement of a day, month or hour set; 'leave out 2025': the
+    years kept (or that the records cover, `span`) but those; any other time (a date range) cannot be
+    complemented here and is reported, not applied."""
     tv = TimeSpec()
     time_from_span(tv, s.value, s.text)
+    if tv.years and not (tv.date_from or tv.date_to or tv.months or tv.isodow or tv.hours) and (f.time.years or span):
+        kept = f.time.years or list(range(span[0], span[1] + 1))
+        f.time.years = [y for y in kept if y not in tv.years]
+        f.time.text.append(cue(s.text))
+        return
     full = {"isodow": range(1, 8), "months": range(1, 13), "hours": range(0, 24)}
     parts = {k: getattr(tv, k) for k in full if getattr(tv, k)}
     other = tv.years or tv.date_from or tv.date_to or tv.days_of_month or tv.last_n_years or tv.latest_year
