@@ -219,3 +219,12 @@ def test_a_year_left_out(pipeline, admin):
     years = [r[0] for r in a.rows]
     assert 2025 not in years and len(years) == scalar(
         admin, "SELECT count(DISTINCT year) FROM ma.cambridge_bicycle_crash WHERE year <> 2025")
+
+
+def test_records_with_no_value_in_a_field(pipeline, admin):
+    none_rated = scalar(admin, "SELECT count(*) FROM ma.pedestrian_ramp WHERE coalesce(btrim(condition), '') = ''")
+    assert len(ask(pipeline, "list ramps with no condition rating").rows) == none_rated > 0
+    a = ask(pipeline, "what share of ramps are rated poor? Leave out the ramps that have no condition rating at all.")
+    assert a.rows[0][a.columns.index("total")] == scalar(admin, "SELECT count(*) FROM ma.pedestrian_ramp") - none_rated
+    a = ask(pipeline, "what share of ramps are rated poor? Ramps with no rating stay in the total.")
+    assert a.rows[0][a.columns.index("total")] == scalar(admin, "SELECT count(*) FROM ma.pedestrian_ramp")

@@ -104,6 +104,7 @@ class Annotation:
     rewrites: list[dict] = field(default_factory=list)     # {rule, from, to}: quantities said in words
     clauses: list[Clause] = field(default_factory=list)
     excluded: list[tuple] = field(default_factory=list)  # (start, end, how the cue words it) an exclusion covers
+    aside: list[Span] = field(default_factory=list)  # readings set aside as context (an exclusion still walks over them)
 
 
 class Annotator:
@@ -335,6 +336,7 @@ class Annotator:
         used = {i for s in keep for i in range(s.start, s.end)}
         context = [ann.tokens[i] for c in ann.clauses if c.kind != "question" for i in range(c.start, c.end)
                    if i not in used]
+        ann.aside = [s for s in ann.spans if s not in keep]
         ann.spans = keep
         ann.context = [w for w in context if w not in self.stop]
         ann.unknown = [u for j, u in enumerate(ann.tokens) if u in ann.unknown and j not in used and
@@ -512,6 +514,17 @@ class Annotator:
         """'<field> left blank', 'a blank <field>', 'no <field> filled in': a condition that the field holds no value;
         '<field> filled in' with nothing negating it, that it holds one. A blank word beside no field is not read."""
         none = set(self.lang.get("none_words", []))
+        for f in [f for f in spans if f.kind == "field" and f.start > 0 and toks[f.start - 1] in none]:
+            # ('<records> with no <field>'; not 'no <field> filled in', read below, nor 'no <field> <value>')
+            after = next((x for x in spans if x.start == f.end), None)
+            if after is None or not (after.kind in ("label", "concept") or after.value in ("blank", "filled")):
+                said = [("blank", (e, fl, True)) for e, fl in _fields_of(f)]
+                lead = next((c for c in spans if c.kind == "cue" and c.end == f.start), None)  # ('that have no')
+                lo = lead.start if lead is not None else f.start - 1
+                if lead is not None:
+                    spans.remove(lead)
+                spans[spans.index(f)] = Span(lo, f.end, "blank", said[0][1], " ".join(toks[lo:f.end]), said)
+                locked.add(f.start - 1)
         for c in [s for s in spans if s.kind == "cue" and s.value in ("blank", "filled")]:
             fld, joined = self._field_beside(c, spans, toks)
             if fld is None:
@@ -618,7 +631,9 @@ def exclusion_scopes(ann: Annotation, rules: dict) -> list[tuple[int, int, str]]
     """(start, end, cue) of the conditions an exclusion cue covers: right after a `before` cue (or right before
     an `after` cue), joined only by the rule file's joiners. A place a `before` cue names is covered too, so it
     is asked back rather than counted."""
-    conds = sorted((s for s in ann.spans if s.kind != "cue"), key=lambda s: s.start)
+    passes = set(rules.get("passes", []))
+    conds = sorted([s for s in ann.spans if s.kind != "cue"] + [s for s in ann.aside if s.kind in passes],
+                   key=lambda s: s.start)
     out = []
     for s in ann.spans:
         sides = [v for k, v in (s.items or [(s.kind, s.value)]) if k == "cue" and v in ("exclude_before", "exclude_after")]
