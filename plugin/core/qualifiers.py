@@ -82,7 +82,9 @@ def quantifier(ann: Annotation, pack: Pack, support: Span | None, distances: lis
     window = int(rules.get("window", 3))
     if support is not None and is_event(pack, readings(support, "entity")):
         return "some"  # 'schools with no crash within 100 m': a count of at most 0 per feature (no_records)
-    if support is not None and _ends_at(ann.tokens, rules.get("none", []), support.start, window):
+    # (the support may be named twice: 'no <feature> within 100 feet (the <feature> layer)')
+    named = [x for x in ann.spans if support is not None and set(readings(x, "entity")) & set(readings(support, "entity"))]
+    if any(_ends_at(ann.tokens, rules.get("none", []), x.start, window) for x in named):
         return "none"
     if distances and _ends_at(ann.tokens, rules.get("farther", []), distances[0].start, 0):
         return "none"
