@@ -228,3 +228,9 @@ def test_records_with_no_value_in_a_field(pipeline, admin):
     assert a.rows[0][a.columns.index("total")] == scalar(admin, "SELECT count(*) FROM ma.pedestrian_ramp") - none_rated
     a = ask(pipeline, "what share of ramps are rated poor? Ramps with no rating stay in the total.")
     assert a.rows[0][a.columns.index("total")] == scalar(admin, "SELECT count(*) FROM ma.pedestrian_ramp")
+
+
+def test_a_purpose_keeps_the_kind_of_place_it_names(pipeline, admin):
+    a = ask(pipeline, "For the Worcester County review, how many fatal crashes?")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE cnty_name = 'WORCESTER'
+                                           AND crash_severity_descr = 'Fatal injury'""")

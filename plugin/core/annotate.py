@@ -328,7 +328,7 @@ class Annotator:
                     set(s.text.split()) < n for n in asked_names) or self._only_part_of_a_name(s, c)):
                 continue  # ('for the <name> walk audit: ... of the <name> school?'): the feature the question names
             if c is not None and c.kind != "question" and s.kind not in keeps.get(c.kind, set()) and not (
-                    s.kind == "cue" and s.value in rules.get("keep_cues", [])):
+                    s.kind == "cue" and s.value in rules.get("keep_cues", [])) and not _kind_of_place(s, c, keeps, ann.spans):
                 continue
             if c is not None and c.kind != "question" and s.kind == "entity" and not self._records(s) and asks_of:
                 continue  # ('... a talk to <features>.'): a statement names the records, never a feature to be near
@@ -586,6 +586,12 @@ class Annotator:
                 if items:
                     out[id(x)] = Span(x.start, x.end, items[0][0], items[0][1], x.text, list(items))
         return [out[id(s)] for s in spans]
+
+
+def _kind_of_place(s: Span, c: Clause, keeps: dict, spans: list[Span]) -> bool:
+    """A field word just after a place the clause keeps says what kind of place it is ('<name> county')."""
+    return s.kind == "field" and "anchor" in keeps.get(c.kind, set()) and any(
+        a.kind in ("anchor", "label") and a.end == s.start for a in spans)
 
 
 def _fields_of(s: Span) -> list[tuple[str, str]]:
