@@ -332,6 +332,10 @@ class Annotator:
                 continue
             if c is not None and c.kind != "question" and s.kind == "entity" and not self._records(s) and asks_of:
                 continue  # ('... a talk to <features>.'): a statement names the records, never a feature to be near
+            if c is not None and c.kind != "question" and s.kind == "field" and not any(
+                    v.kind in ("label", "concept", "anchor", "blank", "numcmp") and -3 <= v.start - s.end <= 3
+                    for v in ann.spans if v is not s):
+                continue  # ('All crash types.'): a field with no value said of it gives a statement nothing
             keep.append(s)
         used = {i for s in keep for i in range(s.start, s.end)}
         context = [ann.tokens[i] for c in ann.clauses if c.kind != "question" for i in range(c.start, c.end)
