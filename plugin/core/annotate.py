@@ -14,6 +14,8 @@ from .spelling import Speller, lemmas, number_runs, parts_of_speech, verb_forms
 from .text import normalize, phrase_key, tokens
 from .timeparse import TimeParser
 from .tokens import Span
+from .asides import set_aside
+from .value_words import ValueWords
 
 
 @dataclass
@@ -119,6 +121,7 @@ class Annotator:
         # words the pack knows are never read as (parts of) place names on their own
         self.known_words = {t for key in self.lex.phrases for t in key}
         self.rules = rule_files(pack.raw.get("language", "en"))
+        self.values = ValueWords(pack, self.lang, self.rules, self.stop)
         self.quantities = rewrite_rules(pack.raw.get("language", "en"), self.lang)
         names = set(anchors.by_word) if anchors else set()
         meaning = {k[0]: frozenset(map(repr, v)) for k, v in self.lex.phrases.items() if len(k) == 1}
@@ -169,63 +172,8 @@ class Annotator:
         ann.context += [v for v in dict.fromkeys(verbs) if v not in ann.context]
         ann.excluded = exclusion_scopes(ann, self.rules.get("exclusion", {}))
         self._either_way(ann)
-        self._each_once(ann)
-        self._weights_restated(ann)
-        self._features_in_time_clauses(ann)
-        self._season_of_a_condition(ann)
+        set_aside(ann, self.pack, self.lang, self.rules, self._records)
         return ann
-
-    def _season_of_a_condition(self, ann: Annotation) -> None:
-        """'a winter road surface (snow, ice or slush)': a season said of a field whose values the question names
-        describes those values; it is no months."""
-        for t in [s for s in ann.spans if s.kind == "time" and "season" in (s.value or {})]:
-            fld = next((f for f in ann.spans if f.start == t.end and f.kind == "field"), None)
-            c = clause_at(ann.clauses, t.start)
-            named = {fe for v in ann.spans if v.kind in ("label", "concept") and clause_at(ann.clauses, v.start) is c
-                     for fe in _label_sets(self.pack, v)}
-            if fld is not None and set(_fields_of(fld)) & named:
-                ann.spans.remove(t)
-                ann.context.append(t.text)
-
-    def _features_in_time_clauses(self, ann: Annotation) -> None:
-        """'... when school is out': a feature layer's word in a clause that says when is no place to be near."""
-        opens = set(self.rules.get("context", {}).get("time_clause_openers", []))
-        for i in [i for i, t in enumerate(ann.tokens) if t in opens]:
-            for s in [s for s in ann.spans if i < s.start <= i + 2 and s.kind == "entity" and not self._records(s)]:
-                ann.spans.remove(s)
-                ann.context.append(s.text)
-
-    def _weights_restated(self, ann: Annotation) -> None:
-        """'EPDO, <values> weighted 21': values said with the weight the pack's severity score gives them restate
-        the score's definition; they are context, not conditions."""
-        conv = self.pack.convention("epdo") or {}
-        weights, words = conv.get("weights") or {}, set(self.lang.get("weight_words", []))
-        toks = ann.tokens
-        if not weights or not any(s.kind == "cue" and s.value == "epdo" for s in ann.spans):
-            return
-        values = [s for s in ann.spans if s.kind in ("concept", "label")]
-        for i, t in enumerate(toks):
-            if t not in words or i + 1 >= len(toks) or not toks[i + 1].replace(".", "", 1).isdigit():
-                continue
-            n, said = float(toks[i + 1]), []
-            for v in sorted((v for v in values if v.end <= i), key=lambda v: -v.start):
-                labels = {lb for ls in _label_sets(self.pack, v).values() for lb in ls if lb in weights}
-                if not labels or any(float(weights[lb]) != n for lb in labels):
-                    break
-                said.append(v)
-            for v in said:
-                ann.spans.remove(v)
-                ann.context.append(v.text)
-
-    def _each_once(self, ann: Annotation) -> None:
-        """'count each <record> once': the grouping word says how to count (each record once), not what to group by."""
-        once = [phrase_key(w) for w in self.rules.get("quantifiers", {}).get("once", [])]
-        toks = ann.tokens
-        for c in [s for s in ann.spans if s.kind == "cue" and s.value == "group"]:
-            rec = next((s for s in ann.spans if s.start == c.end and s.kind == "entity"), None)
-            if rec is not None and any(toks[rec.end:rec.end + len(w)] == list(w) for w in once if w):
-                ann.spans.remove(c)
-                ann.context.append(c.text)
 
     def _either_way(self, ann: Annotation) -> None:
         """'<value> or not': the one condition the cue follows is read and set aside (context), not a filter."""
@@ -382,10 +330,7 @@ class Annotator:
         spans.sort(key=lambda s: s.start)
         spans = self._shared_head(spans, toks)
         spans = self._restated(spans, toks, locked)
-        spans = self._kinds_listed(spans, toks, locked)
-        spans = self._blank_fields(spans, toks, locked)
-        spans = self._value_of_named_field(spans, toks)
-        spans = self._sibling_labels(spans, toks, locked)
+        spans = self.values.read(spans, toks, locked)
         # a number no reading used is said, not ignored, when it is long enough to name something (an id, a route)
         unknown = [t for j, t in enumerate(toks) if j not in locked and t not in self.stop and
                    (not t.isdigit() or len(t) >= 3)]
@@ -424,142 +369,6 @@ class Annotator:
                     locked.add(j)
         return spans
 
-    def _kinds_listed(self, spans: list[Span], toks: list[str], locked: set[int]) -> list[Span]:
-        """'<value>, <kind> or <kind>' where each kind is said in words of the value's own labels (or is a value
-        within it) lists the value's kinds: it restates the whole value, it does not narrow it. The list may
-        follow the records the value qualifies ('<value> crashes (<kind> or <kind>)')."""
-        joins = set(self.lang.get("either_words", [])) | set(self.lang.get("list_joins", []))
-        # (an item is a word of a kind, not a word that leaves one out: '<value> or not' is no list)
-        cues = set(self.rules.get("exclusion", {}).get("before", []))
-        for s in [s for s in spans if s.kind in ("concept", "label")]:
-            if s not in spans:
-                continue  # (taken into an earlier list)
-            labels = _label_sets(self.pack, s)
-            words = {w for ls in labels.values() for v in ls for w in normalize(str(v)).split()}
-            words |= {lem for w in words for lem in lemmas(w)}
-            start, run, items, j = self._kinds_run(s, spans, toks, labels, words, joins)
-            while j > start and (toks[j - 1] in joins or toks[j - 1] in self.stop and toks[j - 1] not in words):
-                j -= 1  # (the run ends on a word of a kind)
-            if len([i for i in items if any(k < j and toks[k] not in cues for k in i)]) < 2:
-                continue
-            spans[:] = [x for x in spans if x not in run or x.end > j]
-            if start == s.end:
-                spans[spans.index(s)] = replace(s, end=j, text=" ".join(toks[s.start:j]))
-            else:  # (the records said between stay read as such: the list is the value said again)
-                spans.append(replace(s, start=start, end=j, text=" ".join(toks[start:j])))
-                spans.sort(key=lambda x: x.start)
-            locked.update(range(start, j))
-        return spans
-
-    def _kinds_run(self, s: Span, spans: list[Span], toks: list[str], labels: dict, words: set[str],
-                   joins: set[str]) -> tuple[int, list[Span], list[list[int]], int]:
-        """From the end of value `s` (past the records after it and their other values): where a run of its kinds starts, the spans
-        it takes in, its items (token positions) and where it ends."""
-        j = s.end
-        while (rec := next((x for x in spans if x.start == j and x.kind in ("entity", "concept", "label")
-                            and not _within(_label_sets(self.pack, x), labels)), None)) is not None:
-            j = rec.end
-        start, run, items = j, [], [[]]
-        while j < len(toks):
-            inner = next((x for x in spans if x.start == j and x is not s), None)
-            if inner is not None and inner.kind in ("concept", "label") and _within(_label_sets(self.pack, inner), labels):
-                items += [list(range(j, inner.end)), []]  # (a value said within is a kind of its own)
-                run.append(inner)
-                j = inner.end
-                continue
-            if inner is not None and (inner.end - inner.start > 1 or inner.kind not in ("field", "cue", "label", "concept")):
-                break  # (a word of a kind may have been read as a field or a value of its own: 'lighting')
-            if toks[j] in joins:
-                items.append([])
-            elif toks[j] in words or lemmas(toks[j]) & words:
-                items[-1].append(j)
-            elif toks[j] not in self.stop:
-                break
-            run += [inner] if inner is not None else []
-            j += 1
-        return start, run, items, j
-
-    def _sibling_labels(self, spans: list[Span], toks: list[str], locked: set[int]) -> list[Span]:
-        """'<value>, regular or flashing': a word just after a value that is a word of one other label of the same
-        field, a label sharing the value's words ('flashing ... signal'), names that label."""
-        for v in [s for s in spans if s.kind in ("concept", "label")]:
-            for (ent, fld), labels in _label_sets(self.pack, v).items():
-                field_ = self.pack.entities[ent].fields.get(fld) if ent in self.pack.entities else None
-                own = {w for lb in labels for w in normalize(str(lb)).split()} - self.stop
-                for j in range(v.end, min(v.end + 6, len(toks))):
-                    t = toks[j]
-                    if j in locked or t in self.stop or not t.isalpha() or field_ is None:
-                        continue
-                    kin = [c for c in field_.codes if c not in labels and t in normalize(str(c)).split()
-                           and own & set(normalize(str(c)).split())]
-                    if len({norm_label(c) for c in kin}) == 1:
-                        spans.append(Span(j, j + 1, "label", (ent, fld, norm_label(kin[0])), t,
-                                          [("label", (ent, fld, norm_label(kin[0])))]))
-                        locked.add(j)
-        spans.sort(key=lambda s: s.start)
-        return spans
-
-    def _value_of_named_field(self, spans: list[Span], toks: list[str]) -> list[Span]:
-        """'where the <field> was a <words>': words read otherwise (a layer's name) that are words of one label of
-        the field just named are that label."""
-        for f in [s for s in spans if s.kind == "field"]:
-            x = next((x for x in spans if f.end < x.start <= f.end + 3 and x.kind in ("entity", "field")
-                      and all(t in self.stop for t in toks[f.end:x.start])), None)
-            said = set(toks[x.start:x.end]) - self.stop if x is not None else set()
-            for ent, fld in _fields_of(f) if said else []:
-                codes = self.pack.entities[ent].fields[fld].codes
-                kin = {norm_label(c) for c in codes if said <= set(normalize(str(c)).split())}
-                if len(kin) == 1:
-                    spans[spans.index(x)] = Span(x.start, x.end, "label", (ent, fld, kin.pop()), x.text)
-                    break
-        return spans
-
-    def _blank_fields(self, spans: list[Span], toks: list[str], locked: set[int]) -> list[Span]:
-        """'<field> left blank', 'a blank <field>', 'no <field> filled in': a condition that the field holds no value;
-        '<field> filled in' with nothing negating it, that it holds one. A blank word beside no field is not read."""
-        none = set(self.lang.get("none_words", []))
-        for f in [f for f in spans if f.kind == "field" and f.start > 0 and toks[f.start - 1] in none]:
-            # ('<records> with no <field>'; not 'no <field> filled in', read below, nor 'no <field> <value>')
-            after = next((x for x in spans if x.start == f.end), None)
-            if after is None or not (after.kind in ("label", "concept") or after.value in ("blank", "filled")):
-                said = [("blank", (e, fl, True)) for e, fl in _fields_of(f)]
-                lead = next((c for c in spans if c.kind == "cue" and c.end == f.start), None)  # ('that have no')
-                lo = lead.start if lead is not None else f.start - 1
-                if lead is not None:
-                    spans.remove(lead)
-                spans[spans.index(f)] = Span(lo, f.end, "blank", said[0][1], " ".join(toks[lo:f.end]), said)
-                locked.add(f.start - 1)
-        for c in [s for s in spans if s.kind == "cue" and s.value in ("blank", "filled")]:
-            fld, joined = self._field_beside(c, spans, toks)
-            if fld is None:
-                spans.remove(c)
-                locked.difference_update(range(c.start, c.end))
-                continue
-            negated = fld.start > 0 and toks[fld.start - 1] in none  # ('no <field> filled in')
-            blank = c.value == "blank" or negated
-            lo, hi = (min(c.start, fld.start - negated), max(c.end, fld.end)) if joined else (c.start, c.end)
-            if joined:
-                spans.remove(fld)
-            said = [("blank", (e, f, blank)) for e, f in _fields_of(fld)]
-            spans[spans.index(c)] = Span(lo, hi, "blank", said[0][1], " ".join(toks[lo:hi]), said)
-        spans.sort(key=lambda s: s.start)
-        return spans
-
-    def _field_beside(self, c: Span, spans: list[Span], toks: list[str]) -> tuple[Span | None, bool]:
-        """The field a blank word qualifies, and whether only grammar words stand between: the field just after
-        ('a blank <field>'), else the nearest before it, across values said of it ('<field> is unknown or blank')."""
-        fields = [s for s in spans if _fields_of(s)]
-        plain = lambda a, b: all(t in self.stop for t in toks[a:b])
-        after = next((f for f in fields if c.end <= f.start <= c.end + 1 and plain(c.end, f.start)), None)
-        if after is not None and c.value == "blank":
-            return after, True
-        said_of = lambda i: toks[i] in self.stop or any(v.start <= i < v.end and v.kind in ("label", "concept", "cue")
-                                                        for v in spans)
-        before = [f for f in fields if f.end <= c.start and c.start - f.end <= 5 and all(map(said_of, range(f.end, c.start)))]
-        if not before:
-            return None, False
-        return before[-1], plain(before[-1].end, c.start)
-
     def _label_words(self, kind: str, value: object) -> set[str]:
         """The words every label of a value holds: a label's own words, or those all labels of a concept share
         (on some source)."""
@@ -596,28 +405,6 @@ def _kind_of_place(s: Span, c: Clause, keeps: dict, spans: list[Span]) -> bool:
     """A field word just after a place the clause keeps says what kind of place it is ('<name> county')."""
     return s.kind == "field" and "anchor" in keeps.get(c.kind, set()) and any(
         a.kind in ("anchor", "label") and a.end == s.start for a in spans)
-
-
-def _fields_of(s: Span) -> list[tuple[str, str]]:
-    return [v for k, v in (s.items or [(s.kind, s.value)]) if k == "field"]
-
-
-def _label_sets(pack: Pack, s: Span) -> dict[tuple[str, str], set]:
-    """(entity, field) -> the labels a value span stands for there, over all its readings."""
-    out: dict[tuple[str, str], set] = {}
-    for kind, v in (s.items or [(s.kind, s.value)]):
-        if kind == "label":
-            out.setdefault((v[0], v[1]), set()).add(v[2])
-        concept = pack.concepts.get(str(v)) if kind == "concept" else None
-        for ent, where in (concept.where.items() if concept else []):
-            if isinstance(where, dict) and "field" in where and "in" in where:
-                out.setdefault((ent, where["field"]), set()).update(where["in"])
-    return out
-
-
-def _within(inner: dict, outer: dict) -> bool:
-    """Whether a value stands, on some field, for labels all among another's there."""
-    return any(inner[k] <= outer[k] for k in inner.keys() & outer.keys())
 
 
 def _named_elsewhere(pack: Pack) -> set[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import copy
 
 from .frame import Frame, Place, Side
-from .interpret_rules import pred_fields
+from .phrasing import pred_fields
 from .pack import Pack
 
 

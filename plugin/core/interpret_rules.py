@@ -8,8 +8,8 @@ from .clauses import asked_positions
 from .frame import EPDO_FIELD, Frame, Group, Measure, Near, Place, Predicate, Side, TimeSpec
 from .intent import assemble_intent
 from .pack import Pack, language_for
-from .phrasing import (compared_field, either, is_event, is_place_pred, measurable, no_records,
-                       numeric, plural)
+from .phrasing import (applies, compared_field, either, is_event, is_place_pred, listed_fields, measurable,
+                       no_records, numeric, plural, pred_fields, value_predicate)
 from .sides import comparison_sides
 from .spans import Ctx, has, kinds, readings, time_from_span, words
 from .qualifiers import excluded, exists, groups_by_label_word, quantifier, time_left_out
@@ -203,8 +203,8 @@ def _predicates(w: Work) -> None:
     joins = words(pack, "either_words") | words(pack, "list_joins")
     support: list[tuple[Span, Predicate]] = []
     for s in (s for s in w.spans if has(s, "concept") or has(s, "label")):
-        p = _predicate(s, {r for x in w.spans if 0 <= s.start - x.end <= 4 for r in readings(x, "field")},
-                       _coordinated(w, s, joins), pack)
+        p = value_predicate(s, {r for x in w.spans if 0 <= s.start - x.end <= 4 for r in readings(x, "field")},
+                            listed_fields(pack, w.spans, w.ann.tokens, s, joins), pack)
         if p.concept and not _asked(w.ann, s) and w.f.target and not _family(pack, w.f.target) & set(
                 pack.concepts[p.concept].where):
             continue  # ('for the bike network slide, how many <facilities> ...'): context, not a condition
@@ -213,7 +213,7 @@ def _predicates(w: Work) -> None:
             i in values or w.ann.tokens[i] in joins for i in range(s.end, n.start)))]
         if nxt and p.concept and any(e in pack.concepts[p.concept].where for e in readings(nxt[0], "entity")):
             support.append((s, p))
-        elif w.inverse and not _applies(pack, p, readings(w.target_span, "entity")[0]):
+        elif w.inverse and not applies(pack, p, readings(w.target_span, "entity")[0]):
             w.support_preds.append(p)
         elif p.concept and pack.concepts[p.concept].time:
             ts_conv = pack.convention(pack.concepts[p.concept].time["hours_from"], "hours") or []
@@ -285,7 +285,7 @@ def _number_measures(w: Work) -> None:
             if w.target_span is None or fname not in pack.entities[f.target].fields:
                 f.target = ent  # 'total population of towns in X': the records holding the number
     filtered = {(e, fl) for sp in w.spans if has(sp, "concept") or has(sp, "label")
-                for e, fl in pred_fields(pack, _predicate(sp))}
+                for e, fl in pred_fields(pack, value_predicate(sp))}
     for s in w.target_spans:
         # a field named without a value ('<field> breakdown', '<field> for <records> in <place>') asks for its
         # distribution, unless a value of that field is asked for too ('<field> was <value>')
@@ -450,64 +450,6 @@ def _each_place_rate(w: Work) -> None:
     pf = w.pack.entities[f.target].places.get(kinds_of.pop()) or {}
     if pf.get("field"):
         f.group_by.append(Group("field", f"{f.target}.{pf['field']}"))
-
-
-def _applies(pack: Pack, p: Predicate, entity: str) -> bool:
-    """Whether a concept or label predicate can be said of `entity`'s records."""
-    if p.concept:
-        c = pack.concepts.get(p.concept)
-        return bool(c and entity in c.where)
-    return p.entity == entity
-
-
-def pred_fields(pack: Pack, p: Predicate) -> list[tuple[str, str]]:
-    """(entity, field) pairs a concept or label predicate tests."""
-    if p.concept:
-        c = pack.concepts.get(p.concept)
-        out = []
-        for ent, w in (c.where.items() if c else []):
-            for part in w.get("any", [w]):
-                out.append((ent, part.get("field")))
-        return out
-    return [(p.entity, p.field)]
-
-
-def _predicate(s: Span, named: set | None = None, listed: set | None = None, pack: Pack | None = None) -> Predicate:
-    """The condition a concept or label word states; a label of several fields is read on the field named just
-    before it ('where the <field> is marked <value>'), or on the field of the values it is listed with ('snow,
-    ice or slush') when the concept tests another field."""
-    labels = readings(s, "label")
-    c = readings(s, "concept")
-    for fields in (named or set(), listed or set()):
-        hit = next((r for r in labels if (r[0], r[1]) in fields), None)
-        if hit is None or c and pack and set(pred_fields(pack, Predicate(concept=c[0]))) & fields:
-            continue
-        if len({(r[0], r[1]) for r in labels}) > 1 or c:
-            return Predicate(field=hit[1], op="has", values=[hit[2]], entity=hit[0], text=s.text)
-    if c:
-        return Predicate(concept=c[0], text=s.text)
-    ent, fld, label = next((r for r in labels if (r[0], r[1]) in (named or set())), labels[0])
-    return Predicate(field=fld, op="has", values=[label], entity=ent, text=s.text)
-
-
-def _coordinated(w: Work, s: Span, joins: set[str]) -> set[tuple[str, str]]:
-    """The fields of the values listed with `s` ('<value>, <value> or <value>'): only list words between."""
-    values = sorted((v for v in w.spans if has(v, "concept") or has(v, "label")), key=lambda v: v.start)
-    k = values.index(s)
-    run = [s]
-    for step in (-1, 1):
-        j = k
-        while 0 <= j + step < len(values):
-            a, b = sorted((values[j], values[j + step]), key=lambda v: v.start)
-            if b.start - a.end > 2 or not all(t in joins for t in w.ann.tokens[a.end:b.start]):
-                break
-            j += step
-            run.append(values[j])
-    out: set[tuple[str, str]] = set()
-    for v in run[1:]:
-        out |= {(r[0], r[1]) for r in readings(v, "label")}
-        out |= {f for c in readings(v, "concept") for f in pred_fields(w.pack, Predicate(concept=c))}
-    return out
 
 
 def _group(pack: Pack, f: Frame, s: Span) -> Group | None:

@@ -6,7 +6,7 @@ from .frame import Predicate
 from dataclasses import replace
 from .pack import Pack, language_for
 from .numbers import band
-from .spans import Ctx, readings, words as word_list
+from .spans import Ctx, has, readings, words as word_list
 from .tokens import Span
 
 
@@ -119,3 +119,61 @@ def measurable(pack: Pack, entity: str, field: str) -> bool:
 def is_event(pack: Pack, ents: list[str]) -> bool:
     """Entities whose rows are events (have time), i.e. what questions count."""
     return any(pack.entities[e].time for e in ents)
+
+
+def applies(pack: Pack, p: Predicate, entity: str) -> bool:
+    """Whether a concept or label predicate can be said of `entity`'s records."""
+    if p.concept:
+        c = pack.concepts.get(p.concept)
+        return bool(c and entity in c.where)
+    return p.entity == entity
+
+
+def pred_fields(pack: Pack, p: Predicate) -> list[tuple[str, str]]:
+    """(entity, field) pairs a concept or label predicate tests."""
+    if p.concept:
+        c = pack.concepts.get(p.concept)
+        out = []
+        for ent, w in (c.where.items() if c else []):
+            for part in w.get("any", [w]):
+                out.append((ent, part.get("field")))
+        return out
+    return [(p.entity, p.field)]
+
+
+def value_predicate(s: Span, named: set | None = None, listed: set | None = None, pack: Pack | None = None) -> Predicate:
+    """The condition a concept or label word states; a label of several fields is read on the field named just
+    before it ('where the <field> is marked <value>'), or on the field of the values it is listed with ('snow,
+    ice or slush') when the concept tests another field."""
+    labels = readings(s, "label")
+    c = readings(s, "concept")
+    for fields in (named or set(), listed or set()):
+        hit = next((r for r in labels if (r[0], r[1]) in fields), None)
+        if hit is None or c and pack and set(pred_fields(pack, Predicate(concept=c[0]))) & fields:
+            continue
+        if len({(r[0], r[1]) for r in labels}) > 1 or c:
+            return Predicate(field=hit[1], op="has", values=[hit[2]], entity=hit[0], text=s.text)
+    if c:
+        return Predicate(concept=c[0], text=s.text)
+    ent, fld, label = next((r for r in labels if (r[0], r[1]) in (named or set())), labels[0])
+    return Predicate(field=fld, op="has", values=[label], entity=ent, text=s.text)
+
+
+def listed_fields(pack: Pack, spans: list[Span], toks: list[str], s: Span, joins: set[str]) -> set[tuple[str, str]]:
+    """The fields of the values listed with `s` ('<value>, <value> or <value>'): only list words between."""
+    values = sorted((v for v in spans if has(v, "concept") or has(v, "label")), key=lambda v: v.start)
+    k = values.index(s)
+    run = [s]
+    for step in (-1, 1):
+        j = k
+        while 0 <= j + step < len(values):
+            a, b = sorted((values[j], values[j + step]), key=lambda v: v.start)
+            if b.start - a.end > 2 or not all(t in joins for t in toks[a.end:b.start]):
+                break
+            j += step
+            run.append(values[j])
+    out: set[tuple[str, str]] = set()
+    for v in run[1:]:
+        out |= {(r[0], r[1]) for r in readings(v, "label")}
+        out |= {f for c in readings(v, "concept") for f in pred_fields(pack, Predicate(concept=c))}
+    return out

@@ -1,0 +1,73 @@
+"""Words that say how to read the others rather than what to count, set aside as context once the question is read:
+'count each <record> once', a score's weights restated, a feature in a clause that says when, a season said of a
+condition."""
+from __future__ import annotations
+
+from typing import Callable
+
+from .clauses import clause_at
+from .pack import Pack
+from .text import phrase_key
+from .tokens import Span
+from .value_words import fields_of, label_sets
+
+
+def set_aside(ann, pack: Pack, lang: dict, rules: dict, records: Callable[[Span], bool]) -> None:
+    """Every such reading of an annotation (`records`: whether an entity word names records that happen)."""
+    _each_once(ann, rules)
+    _weights_restated(ann, pack, lang)
+    _features_in_time_clauses(ann, rules, records)
+    _season_of_a_condition(ann, pack)
+
+
+def _season_of_a_condition(ann, pack: Pack) -> None:
+    """'a winter road surface (snow, ice or slush)': a season said of a field whose values the question names
+    describes those values; it is no months."""
+    for t in [s for s in ann.spans if s.kind == "time" and "season" in (s.value or {})]:
+        fld = next((f for f in ann.spans if f.start == t.end and f.kind == "field"), None)
+        c = clause_at(ann.clauses, t.start)
+        named = {fe for v in ann.spans if v.kind in ("label", "concept") and clause_at(ann.clauses, v.start) is c
+                 for fe in label_sets(pack, v)}
+        if fld is not None and set(fields_of(fld)) & named:
+            ann.spans.remove(t)
+            ann.context.append(t.text)
+
+def _features_in_time_clauses(ann, rules: dict, records: Callable[[Span], bool]) -> None:
+    """'... when school is out': a feature layer's word in a clause that says when is no place to be near."""
+    opens = set(rules.get("context", {}).get("time_clause_openers", []))
+    for i in [i for i, t in enumerate(ann.tokens) if t in opens]:
+        for s in [s for s in ann.spans if i < s.start <= i + 2 and s.kind == "entity" and not records(s)]:
+            ann.spans.remove(s)
+            ann.context.append(s.text)
+
+def _weights_restated(ann, pack: Pack, lang: dict) -> None:
+    """'EPDO, <values> weighted 21': values said with the weight the pack's severity score gives them restate
+    the score's definition; they are context, not conditions."""
+    conv = pack.convention("epdo") or {}
+    weights, words = conv.get("weights") or {}, set(lang.get("weight_words", []))
+    toks = ann.tokens
+    if not weights or not any(s.kind == "cue" and s.value == "epdo" for s in ann.spans):
+        return
+    values = [s for s in ann.spans if s.kind in ("concept", "label")]
+    for i, t in enumerate(toks):
+        if t not in words or i + 1 >= len(toks) or not toks[i + 1].replace(".", "", 1).isdigit():
+            continue
+        n, said = float(toks[i + 1]), []
+        for v in sorted((v for v in values if v.end <= i), key=lambda v: -v.start):
+            labels = {lb for ls in label_sets(pack, v).values() for lb in ls if lb in weights}
+            if not labels or any(float(weights[lb]) != n for lb in labels):
+                break
+            said.append(v)
+        for v in said:
+            ann.spans.remove(v)
+            ann.context.append(v.text)
+
+def _each_once(ann, rules: dict) -> None:
+    """'count each <record> once': the grouping word says how to count (each record once), not what to group by."""
+    once = [phrase_key(w) for w in rules.get("quantifiers", {}).get("once", [])]
+    toks = ann.tokens
+    for c in [s for s in ann.spans if s.kind == "cue" and s.value == "group"]:
+        rec = next((s for s in ann.spans if s.start == c.end and s.kind == "entity"), None)
+        if rec is not None and any(toks[rec.end:rec.end + len(w)] == list(w) for w in once if w):
+            ann.spans.remove(c)
+            ann.context.append(c.text)
