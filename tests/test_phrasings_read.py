@@ -234,3 +234,8 @@ def test_a_purpose_keeps_the_kind_of_place_it_names(pipeline, admin):
     a = ask(pipeline, "For the Worcester County review, how many fatal crashes?")
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE cnty_name = 'WORCESTER'
                                            AND crash_severity_descr = 'Fatal injury'""")
+
+
+def test_a_value_restated_by_its_field_and_label(pipeline, admin):
+    a = ask(pipeline, "how many ramps fail the slope check (slope compliance = NO)")
+    assert a.rows[0][0] == scalar(admin, "SELECT count(*) FROM ma.pedestrian_ramp WHERE slope_comp = 'NO'") > 0

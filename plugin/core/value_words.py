@@ -39,7 +39,8 @@ class ValueWords:
             start, run, items, j = self._kinds_run(s, spans, toks, labels, words, joins)
             while j > start and (toks[j - 1] in joins or toks[j - 1] in self.stop and toks[j - 1] not in words):
                 j -= 1  # (the run ends on a word of a kind)
-            if len([i for i in items if any(k < j and toks[k] not in cues for k in i)]) < 2:
+            named = bool(run) and run[0].kind == "field"  # (after the field's own name one label restates)
+            if len([i for i in items if any(k < j and toks[k] not in cues for k in i)]) < 2 - named:
                 continue
             spans[:] = [x for x in spans if x not in run or x.end > j]
             if start == s.end:
@@ -61,6 +62,11 @@ class ValueWords:
         start, run, items = j, [], [[]]
         while j < len(toks):
             inner = next((x for x in spans if x.start == j and x is not s), None)
+            if inner is not None and inner.kind == "field" and set(fields_of(inner)) & set(labels) and not run:
+                run.append(inner)  # ('<value> (<its field> = <label>)'): the field named again, then its label
+                items.append([])
+                j = inner.end
+                continue
             if inner is not None and inner.kind in ("concept", "label") and within(label_sets(self.pack, inner), labels):
                 items += [list(range(j, inner.end)), []]  # (a value said within is a kind of its own)
                 run.append(inner)
