@@ -265,6 +265,7 @@ class Annotator:
                                                                 "purpose"))
                 c.start = lead
         keeps = {k: set(v) for k, v in rules.get("keeps", {}).items()}
+        heads = set(rules.get("purpose_heads", []))
         keep = []
         asked = asked_positions(ann.clauses)
         asked_names = [set(s.text.split()) for s in ann.spans if s.kind == "anchor" and (asked is None or s.start in asked)]
@@ -278,6 +279,8 @@ class Annotator:
             if c is not None and c.kind != "question" and s.kind not in keeps.get(c.kind, set()) and not (
                     s.kind == "cue" and s.value in rules.get("keep_cues", [])) and not _kind_of_place(s, c, keeps, ann.spans):
                 continue
+            if c is not None and c.kind == "purpose" and s.end == c.end and ann.tokens[c.end - 1] in heads:
+                continue  # ('<topic> angle -'): the word for what the message is, not a value
             if c is not None and c.kind != "question" and s.kind == "entity" and not self._records(s) and asks_of:
                 continue  # ('... a talk to <features>.'): a statement names the records, never a feature to be near
             if c is not None and c.kind != "question" and s.kind == "field" and not any(
