@@ -279,7 +279,7 @@ class Annotator:
             if c is not None and c.kind != "question" and s.kind not in keeps.get(c.kind, set()) and not (
                     s.kind == "cue" and s.value in rules.get("keep_cues", [])) and not _kind_of_place(s, c, keeps, ann.spans):
                 continue
-            if c is not None and c.kind == "purpose" and s.end == c.end and ann.tokens[c.end - 1] in heads:
+            if c is not None and c.kind == "purpose" and s.text in heads:
                 continue  # ('<topic> angle -'): the word for what the message is, not a value
             if c is not None and c.kind != "question" and s.kind == "entity" and not self._records(s) and asks_of:
                 continue  # ('... a talk to <features>.'): a statement names the records, never a feature to be near

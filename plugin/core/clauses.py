@@ -40,8 +40,8 @@ def pieces(question: str, rules: dict) -> list[Clause]:
         purpose = deadline or bool(head) and any(tuple(head[:len(o)]) == o for o in openers)
         # a colon or a dash closes a clause of its own ('<the need> - how many ...?'); a comma only a purpose
         closed = bool(m) and m.group(0).strip()[:1] in (":", "-", "\u2013", "\u2014")
-        # ('<topic> check:', '<topic> angle -'): a closed lead ending on a word for what the message is, is its purpose
-        purpose = purpose or closed and bool(head) and head[-1] in rules.get("purpose_heads", [])
+        # ('<topic> check:', '<topic> angle for the report -'): a closed lead with a word for what the message is, is its purpose
+        purpose = purpose or closed and bool(set(head) & set(rules.get("purpose_heads", [])))
         if m and (purpose or closed) and sent[m.end():].strip():
             out.append(Clause(sent[:m.start()], kind="deadline" if deadline else "purpose" if purpose else "question"))
             sent = sent[m.end():]
