@@ -239,3 +239,11 @@ def test_a_purpose_keeps_the_kind_of_place_it_names(pipeline, admin):
 def test_a_value_restated_by_its_field_and_label(pipeline, admin):
     a = ask(pipeline, "how many ramps fail the slope check (slope compliance = NO)")
     assert a.rows[0][0] == scalar(admin, "SELECT count(*) FROM ma.pedestrian_ramp WHERE slope_comp = 'NO'") > 0
+
+
+def test_named_features_compared_at_one_distance(pipeline, admin):
+    a = ask(pipeline, "compare pedestrian crashes within 500 feet of the Morse School vs the Peabody School")
+    for name in ("Morse School", "Peabody School"):
+        ref = scalar(admin, f"""SELECT count(*) FROM ma.cambridge_crash c WHERE pedestrian_involved AND EXISTS (
+                     SELECT 1 FROM ma.school s WHERE s.site_name = '{name}' AND ST_DWithin(c.geom, s.geom, 152.4))""")
+        assert [name, ref] in [list(r[:2]) for r in a.rows]

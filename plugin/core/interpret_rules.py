@@ -329,12 +329,33 @@ def _sides(w: Work) -> None:
     """The sides of a comparison, when the question compares."""
     cx, pack = w.cx, w.pack
     strong = [c for c in cx.cue("compare") if c.text != "or"]
+    if strong and _near_sides(w):
+        return
     # 'how have ... changed year to year': a trend, not a comparison of two sides
     if strong or (cx.cue("change") and not cx.cue("trend")) or _more_or(w):
         w.sides = comparison_sides(cx, w.f, w.scope_spans, w.time_spans, w.target_preds,
                                    lambda p: is_place_pred(pack, p))
         if strong and not w.sides:
             w.f.unknown.append(strong[0].text)  # 'compare with X' and nothing to compare it with: asked, not dropped
+
+
+def _near_sides(w: Work) -> bool:
+    """'within <d> of <feature> vs <feature>': each named feature is a side, its records those near it."""
+    if not (w.anchor_near and w.distances):
+        return False
+    a = w.anchor_near[0]
+    others = [b for b in w.scope_spans if b.value["entity"] == a.value["entity"] and b.start > a.end
+              and set(w.ann.tokens[a.end:b.start]) & words(w.pack, "split_words")]
+    if not others:
+        return False
+    d = round(w.distances[0].value["metres"], 3)
+    for x in [a] + others:
+        near = Predicate(op="near_place", values=[{"entity": x.value["entity"], "name": x.value["name"], "distance_m": d}],
+                         text=f"{w.distances[0].value['text']} {x.text}")
+        w.sides.append(Side(label=x.value["name"], filters=[near]))
+    w.scope_spans = [b for b in w.scope_spans if b not in others]
+    w.anchor_near = None
+    return True
 
 
 def _time_and_scope(w: Work) -> None:
