@@ -247,3 +247,8 @@ def test_named_features_compared_at_one_distance(pipeline, admin):
         ref = scalar(admin, f"""SELECT count(*) FROM ma.cambridge_crash c WHERE pedestrian_involved AND EXISTS (
                      SELECT 1 FROM ma.school s WHERE s.site_name = '{name}' AND ST_DWithin(c.geom, s.geom, 152.4))""")
         assert [name, ref] in [list(r[:2]) for r in a.rows]
+
+
+def test_a_column_name_typed_as_is(pipeline, admin):
+    a = ask(pipeline, "bus stops by wheelchair_boarding")
+    assert a.frame["group_by"][0]["key"].endswith("wheelchair_boarding")

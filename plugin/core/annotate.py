@@ -44,7 +44,7 @@ class Lexicon:
                     lex.add(f"{name} {word}", "entity", e.name)
             for f in e.fields.values():
                 # a field's own name as people copy it from the attribute table ('yearadded')
-                typed = [f.name.replace("_", "")] if "_" in f.name else []
+                typed = [f.name.replace("_", ""), f.name] if "_" in f.name else []
                 for w in list(f.words) + typed:
                     lex.add(w, "field", (e.name, f.name))
                     if not w.endswith("s"):
