@@ -21,7 +21,7 @@ def set_aside(ann, pack: Pack, lang: dict, rules: dict, records: Callable[[Span]
 
 
 def _season_of_a_condition(ann, pack: Pack) -> None:
-    """'a winter road surface (snow, ice or slush)': a season said of a field whose values the question names
+    """'a <season> <field> (<value>, <value> or <value>)': a season said of a field whose values the question names
     describes those values; it is no months."""
     for t in [s for s in ann.spans if s.kind == "time" and "season" in (s.value or {})]:
         fld = next((f for f in ann.spans if f.start == t.end and f.kind == "field"), None)

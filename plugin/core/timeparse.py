@@ -86,9 +86,10 @@ def _introduced(m: re.Match, intro: tuple[str, ...]) -> bool:
 
 def _listed(p: TimeParser, r: TimeRule, m: re.Match) -> bool:
     """An ambiguous word said in a list with a name of its kind is that kind ('dec, jan or feb')."""
-    before = [w for w in m.string[:m.start()].split()[-2:] if w not in r.words["listed"]][-1:]
-    after = [w for w in m.string[m.end():].split()[:2] if w not in r.words["listed"]][:1]
-    return any(w in p.lang["months"] and w not in r.words["ambiguous"] for w in before + after)
+    skip = set(r.words["listed"]) | set(r.words["ambiguous"])  # (across other such words: 'feb, jan or dec')
+    before = [w for w in m.string[:m.start()].split()[-6:] if w not in skip][-1:]
+    after = [w for w in m.string[m.end():].split()[:6] if w not in skip][:1]
+    return any(w in p.lang["months"] for w in before + after)
 
 
 class TimeParser:
