@@ -252,3 +252,11 @@ def test_named_features_compared_at_one_distance(pipeline, admin):
 def test_a_column_name_typed_as_is(pipeline, admin):
     a = ask(pipeline, "bus stops by wheelchair_boarding")
     assert a.frame["group_by"][0]["key"].endswith("wheelchair_boarding")
+
+
+def test_distance_bounded_from_above(pipeline, admin):
+    ref = scalar(admin, """SELECT count(*) FROM ma.cambridge_crash c WHERE EXISTS (SELECT 1 FROM ma.intersection i
+                           WHERE i.intersection = 'Broadway & Hampshire St' AND ST_DWithin(c.geom, i.geom, 50))""")
+    for q in ("police crash reports no farther than 50 m from the broadway and hampshire intersection",
+              "police crash reports 50 m or less from the broadway and hampshire intersection"):
+        assert ask(pipeline, q).rows[0][0] == ref > 0

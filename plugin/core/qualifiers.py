@@ -86,7 +86,8 @@ def quantifier(ann: Annotation, pack: Pack, support: Span | None, distances: lis
     named = [x for x in ann.spans if support is not None and set(readings(x, "entity")) & set(readings(support, "entity"))]
     if any(_ends_at(ann.tokens, rules.get("none", []), x.start, window) for x in named):
         return "none"
-    if distances and _ends_at(ann.tokens, rules.get("farther", []), distances[0].start, 0):
+    if distances and _ends_at(ann.tokens, rules.get("farther", []), distances[0].start, 0) and not \
+            _ends_at(ann.tokens, rules.get("within", []), distances[0].start, 0):
         return "none"
     return "some"
 
