@@ -260,3 +260,12 @@ def test_distance_bounded_from_above(pipeline, admin):
     for q in ("police crash reports no farther than 50 m from the broadway and hampshire intersection",
               "police crash reports 50 m or less from the broadway and hampshire intersection"):
         assert ask(pipeline, q).rows[0][0] == ref > 0
+
+
+def test_a_town_polygon_places_records_by_where_they_lie(pipeline, admin):
+    inside = """SELECT count(*) FROM ma.massdot_crash c WHERE EXISTS (SELECT 1 FROM ma.town t
+                WHERE t.town = 'SALEM' AND ST_Intersects(t.geom, c.geom))"""
+    assert ask(pipeline, "count collisions lying within the Salem town boundary").rows[0][0] == scalar(admin, inside) > 0
+    a = ask(pipeline, "collisions coded to Salem whose point lies outside the Salem town boundary")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash c WHERE city_town_name = 'SALEM'
+        AND c.geom IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ma.town t WHERE t.town = 'SALEM' AND ST_Intersects(t.geom, c.geom))""")

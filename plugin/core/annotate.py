@@ -334,11 +334,29 @@ class Annotator:
         spans = self._shared_head(spans, toks)
         spans = self._restated(spans, toks, locked)
         spans = self.values.read(spans, toks, locked)
+        spans = self._area_shapes(spans, toks, locked)
         # a number no reading used is said, not ignored, when it is long enough to name something (an id, a route)
         unknown = [t for j, t in enumerate(toks) if j not in locked and t not in self.stop and
                    (not t.isdigit() or len(t) >= 3)]
         return Annotation(toks, spans, unknown)
 
+
+    def _area_shapes(self, spans: list[Span], toks: list[str], locked: set[int]) -> list[Span]:
+        """'inside the <town> town boundary': a named area followed (past its kind word) by a boundary word is its
+        polygon, a condition on where the records lie, not on their place field."""
+        words = set(self.lang.get("boundary_words", []))
+        for s in [s for s in spans if s.kind == "anchor"]:
+            ent = self.pack.entities.get(s.value.get("entity", ""))
+            kind = next((k for k in spans if k.start == s.end and k.kind in ("entity", "field")), None)
+            end = kind.end if kind is not None else s.end
+            own = kind is None or ent.name in [v for k, v in (kind.items or [(kind.kind, kind.value)])]
+            if ent is None or not ent.area or not ent.names or end >= len(toks) or toks[end] not in words or not own:
+                continue  # ('<town> city boundary': the pack's own boundary layer, read as such elsewhere)
+            spans[:] = [x for x in spans if x is not s and x is not kind]
+            spans.append(Span(s.start, end + 1, "area_shape", {"entity": ent.name, "name": s.value["name"]},
+                              " ".join(toks[s.start:end + 1])))
+            locked.add(end)
+        return sorted(spans, key=lambda x: x.start)
 
     def _value_phrase(self, toks: list[str], i: int, n: int, locked: set[int]) -> bool:
         """Whether toks[i:i+n], none of it locked, is a value or concept phrase of the lexicon."""

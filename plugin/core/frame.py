@@ -21,8 +21,9 @@ QUANTIFIERS = ("some", "none")
 LATER_DEFAULTS = {("near", "quantifier"): "some", ("measure", "unit"): None}
 
 
-# conditions on no field of the records: a time, a relation, a place, an area's attribute, having a location
-NON_FIELD_OPS = ("time", "near", "place", "area_attr", "near_place", "located")
+# conditions on no field of the records: a time, a relation, a place, an area's attribute, having a location, lying
+# inside an area's polygon (whatever the records' own place field says)
+NON_FIELD_OPS = ("time", "near", "place", "area_attr", "near_place", "located", "in_area")
 
 
 @dataclass

@@ -220,6 +220,8 @@ def _predicates(w: Work) -> None:
             w.time_spans.append(Span(s.start, s.end, "time", {"hours": ts_conv, "vague": True}, s.text))
         else:
             w.target_preds.append((s, p))
+    for s in (s for s in w.spans if s.kind == "area_shape"):  # ('inside the <town> boundary'): by where they lie
+        w.target_preds.append((s, Predicate(op="in_area", values=[dict(s.value)], text=s.text)))
     for s in (s for s in w.spans if s.kind == "blank"):  # ('a blank <field>', 'no <field> filled in')
         ent, fld, blank = s.value
         w.target_preds.append((s, Predicate(field=fld, op="blank", entity=ent, negate=not blank, text=s.text)))

@@ -41,7 +41,7 @@ class RowConditions:
         cond = self._predicate(p, t, ent)
         if p.negate:
             out = exp.not_(exp.func("COALESCE", exp.paren(cond), exp.false()))
-            if p.op == "place" and not ent.places.get(p.values[0]["entity"]):
+            if p.op == "in_area" or p.op == "place" and not ent.places.get(p.values[0]["entity"]):
                 # outside an area by location: a record without a location is not known to be outside
                 out = exp.and_(exp.Not(this=exp.Is(this=col("geom", t), expression=exp.null())), out)
             return out
@@ -54,6 +54,8 @@ class RowConditions:
             return self.time_cond(ent, TimeSpec(**p.values[0]), t) or exp.true()
         if p.op == "place":
             return self.place_cond(ent, Place(entity=p.values[0]["entity"], name=p.values[0]["name"]), t)
+        if p.op == "in_area":
+            return self.area_cond(Place(entity=p.values[0]["entity"], name=p.values[0]["name"]), t)
         if p.op == "area_attr":
             return area_condition(self.pack, ent, p.values[0], t)
         if p.op == "located":
@@ -133,6 +135,11 @@ class RowConditions:
             also = (pf.get("same") or {}).get(pl.name, [])  # the same area spelt another way in this field
             return col(pf["field"], t).isin(*[lit(v) for v in [val, *also]]) if also else \
                 exp.EQ(this=col(pf["field"], t), expression=lit(val))
+        return self.area_cond(pl, t)
+
+    def area_cond(self, pl: Place, t: str) -> exp.Expression:
+        """A record inside the named area's polygon, by where it lies."""
+        area = self.pack.entity(pl.entity)
         sub = (exp.select(lit(1)).from_(table_ref(self.pack, area, "a"))
                .where(exp.and_(area_name(area, [pl.name]), exp.func("ST_Intersects", col("geom", "a"), col("geom", t)))))
         return exp.Exists(this=sub)
