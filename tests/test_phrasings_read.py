@@ -269,3 +269,11 @@ def test_a_town_polygon_places_records_by_where_they_lie(pipeline, admin):
     a = ask(pipeline, "collisions coded to Salem whose point lies outside the Salem town boundary")
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash c WHERE city_town_name = 'SALEM'
         AND c.geom IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ma.town t WHERE t.town = 'SALEM' AND ST_Intersects(t.geom, c.geom))""")
+
+
+def test_conditions_on_the_features_compared(pipeline, admin):
+    a = ask(pipeline, "compare pedestrian collisions inside 100 m of public versus private schools")
+    for kind in ("public", "private"):
+        ref = scalar(admin, f"""SELECT count(*) FROM ma.cambridge_crash c WHERE pedestrian_involved AND EXISTS (
+                     SELECT 1 FROM ma.school s WHERE s.school_type = '{kind}' AND ST_DWithin(c.geom, s.geom, 100))""")
+        assert [kind, ref] in [list(r[:2]) for r in a.rows]

@@ -22,8 +22,8 @@ LATER_DEFAULTS = {("near", "quantifier"): "some", ("measure", "unit"): None}
 
 
 # conditions on no field of the records: a time, a relation, a place, an area's attribute, having a location, lying
-# inside an area's polygon (whatever the records' own place field says)
-NON_FIELD_OPS = ("time", "near", "place", "area_attr", "near_place", "located", "in_area")
+# inside an area's polygon (whatever the records' own place field says), near a feature meeting conditions
+NON_FIELD_OPS = ("time", "near", "place", "area_attr", "near_place", "located", "in_area", "near_where")
 
 
 @dataclass

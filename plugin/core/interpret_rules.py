@@ -36,6 +36,7 @@ class Work:
     target_span: Span | None = None
     time_spans: list[Span] = field(default_factory=list)
     support_preds: list[Predicate] = field(default_factory=list)
+    support_said: list[tuple[Span, Predicate]] = field(default_factory=list)  # (the conditions on the supports as said)
     target_preds: list[tuple[Span, Predicate]] = field(default_factory=list)
     used_fields: list[Span] = field(default_factory=list)
     scope_spans: list[Span] = field(default_factory=list)
@@ -201,6 +202,7 @@ def _predicates(w: Work) -> None:
     w.time_spans = [s for s in w.spans if s.kind == "time"]
     values = {i for v in w.spans if has(v, "concept") or has(v, "label") for i in range(v.start, v.end)}
     joins = words(pack, "either_words") | words(pack, "list_joins")
+    splits = words(pack, "split_words")  # ('public vs private <features>': both qualify the features)
     support: list[tuple[Span, Predicate]] = []
     for s in (s for s in w.spans if has(s, "concept") or has(s, "label")):
         p = value_predicate(s, {r for x in w.spans if 0 <= s.start - x.end <= 4 for r in readings(x, "field")},
@@ -210,7 +212,7 @@ def _predicates(w: Work) -> None:
             continue  # ('for the bike network slide, how many <facilities> ...'): context, not a condition
         # ('a <value> or <value> <feature>': values joined by 'or' before the feature word all qualify it)
         nxt = [n for n in w.near_spans + w.group_spans if n.start >= s.end and (n.start - s.end <= 1 or all(
-            i in values or w.ann.tokens[i] in joins for i in range(s.end, n.start)))]
+            i in values or w.ann.tokens[i] in joins | splits for i in range(s.end, n.start)))]
         if nxt and p.concept and any(e in pack.concepts[p.concept].where for e in readings(nxt[0], "entity")):
             support.append((s, p))
         elif w.inverse and not applies(pack, p, readings(w.target_span, "entity")[0]):
@@ -227,7 +229,8 @@ def _predicates(w: Work) -> None:
         w.target_preds.append((s, Predicate(field=fld, op="blank", entity=ent, negate=not blank, text=s.text)))
     for s in w.cx.cue("located") + w.cx.cue("not_located"):  # ('geocoded <records>', '<records> with no location')
         w.target_preds.append((s, Predicate(op="located", negate=s in w.cx.cue("not_located"), text=s.text)))
-    w.support_preds += [p for _, p in either(w.cx, support)]
+    w.support_said = either(w.cx, support)
+    w.support_preds += [p for _, p in w.support_said]
     w.time_spans.sort(key=lambda s: s.start)
     if any("hours" in s.value and not s.value.get("vague") for s in w.time_spans):
         # 'evening (6pm or later)', 'mornings 7-9am': the hours said outright define the vague word
@@ -331,7 +334,7 @@ def _sides(w: Work) -> None:
     """The sides of a comparison, when the question compares."""
     cx, pack = w.cx, w.pack
     strong = [c for c in cx.cue("compare") if c.text != "or"]
-    if strong and _near_sides(w):
+    if strong and (_near_sides(w) or _support_sides(w)):
         return
     # 'how have ... changed year to year': a trend, not a comparison of two sides
     if strong or (cx.cue("change") and not cx.cue("trend")) or _more_or(w):
@@ -357,6 +360,23 @@ def _near_sides(w: Work) -> bool:
         w.sides.append(Side(label=x.value["name"], filters=[near]))
     w.scope_spans = [b for b in w.scope_spans if b not in others]
     w.anchor_near = None
+    return True
+
+
+def _support_sides(w: Work) -> bool:
+    """'within <d> of public vs private <features>': each condition on the features is a side, its records those near
+    a feature meeting it."""
+    said = sorted(w.support_said, key=lambda sp: sp[0].start)
+    if not (w.near_spans and w.distances and len(said) == 2) or not \
+            set(w.ann.tokens[said[0][0].end:said[1][0].start]) & words(w.pack, "split_words"):
+        return False
+    ent = readings(w.near_spans[0], "entity")[0]
+    d = round(w.distances[0].value["metres"], 3)
+    for span, p in said:
+        w.support_preds.remove(p)
+        w.sides.append(Side(label=span.text, filters=[Predicate(op="near_where", values=[{"entity": ent, "distance_m": d}],
+                                                                 any_of=[p], text=f"{w.distances[0].value['text']} {span.text}")]))
+    w.near_spans = []
     return True
 
 

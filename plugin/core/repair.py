@@ -85,6 +85,9 @@ class Repairer:
         return out
 
     def _resolve_pred(self, ent: Entity, q: Predicate, path: str, log, r: RepairResult) -> Predicate | None:
+        if q.op == "near_where":  # the conditions are on the features near the records, resolved on theirs
+            sup = self.pack.entity(q.values[0]["entity"])
+            return replace(q, any_of=self._resolve_preds(sup, q.any_of, f"{path}.any_of", log, r))
         if q.op in NON_FIELD_OPS:
             return q
         if q.op == "any" and not q.concept:  # conditions joined by 'or': each resolved, any may hold

@@ -66,6 +66,12 @@ class RowConditions:
             names = exp.or_(*[exp.EQ(this=col(c, "a"), expression=lit(v["name"])) for c in feat.names])
             close = exp.func("ST_DWithin", col("geom", "a"), col("geom", t), lit(float(v["distance_m"])))
             return exp.Exists(this=exp.select(lit(1)).from_(table_ref(self.pack, feat, "a")).where(exp.and_(names, close)))
+        if p.op == "near_where":
+            v = p.values[0]
+            feat = self.pack.entity(v["entity"])
+            close = exp.func("ST_DWithin", col("geom", "a"), col("geom", t), lit(float(v["distance_m"])))
+            conds = [self.predicate(q, "a", feat) for q in p.any_of] + [close]
+            return exp.Exists(this=exp.select(lit(1)).from_(table_ref(self.pack, feat, "a")).where(exp.and_(*conds)))
         if p.op == "near":
             # the records near the support, found once from the support's side (near_ids): a hashed IN per row
             # instead of a spatial probe per row
