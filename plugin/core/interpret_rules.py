@@ -10,6 +10,7 @@ from .intent import assemble_intent
 from .pack import Pack, language_for
 from .phrasing import (applies, compared_field, either, is_event, is_place_pred, listed_fields, measurable,
                        no_records, numeric, plural, pred_fields, value_predicate)
+from .relation_sides import near_sides, support_sides
 from .sides import comparison_sides
 from .spans import Ctx, has, kinds, readings, time_from_span, words
 from .qualifiers import excluded, exists, groups_by_label_word, quantifier, time_left_out
@@ -334,7 +335,7 @@ def _sides(w: Work) -> None:
     """The sides of a comparison, when the question compares."""
     cx, pack = w.cx, w.pack
     strong = [c for c in cx.cue("compare") if c.text != "or"]
-    if strong and (_near_sides(w) or _support_sides(w)):
+    if strong and (near_sides(w) or support_sides(w)):
         return
     # 'how have ... changed year to year': a trend, not a comparison of two sides
     if strong or (cx.cue("change") and not cx.cue("trend")) or _more_or(w):
@@ -342,42 +343,6 @@ def _sides(w: Work) -> None:
                                    lambda p: is_place_pred(pack, p))
         if strong and not w.sides:
             w.f.unknown.append(strong[0].text)  # 'compare with X' and nothing to compare it with: asked, not dropped
-
-
-def _near_sides(w: Work) -> bool:
-    """'within <d> of <feature> vs <feature>': each named feature is a side, its records those near it."""
-    if not (w.anchor_near and w.distances):
-        return False
-    a = w.anchor_near[0]
-    others = [b for b in w.scope_spans if b.value["entity"] == a.value["entity"] and b.start > a.end
-              and set(w.ann.tokens[a.end:b.start]) & words(w.pack, "split_words")]
-    if not others:
-        return False
-    d = round(w.distances[0].value["metres"], 3)
-    for x in [a] + others:
-        near = Predicate(op="near_place", values=[{"entity": x.value["entity"], "name": x.value["name"], "distance_m": d}],
-                         text=f"{w.distances[0].value['text']} {x.text}")
-        w.sides.append(Side(label=x.value["name"], filters=[near]))
-    w.scope_spans = [b for b in w.scope_spans if b not in others]
-    w.anchor_near = None
-    return True
-
-
-def _support_sides(w: Work) -> bool:
-    """'within <d> of public vs private <features>': each condition on the features is a side, its records those near
-    a feature meeting it."""
-    said = sorted(w.support_said, key=lambda sp: sp[0].start)
-    if not (w.near_spans and w.distances and len(said) == 2) or not \
-            set(w.ann.tokens[said[0][0].end:said[1][0].start]) & words(w.pack, "split_words"):
-        return False
-    ent = readings(w.near_spans[0], "entity")[0]
-    d = round(w.distances[0].value["metres"], 3)
-    for span, p in said:
-        w.support_preds.remove(p)
-        w.sides.append(Side(label=span.text, filters=[Predicate(op="near_where", values=[{"entity": ent, "distance_m": d}],
-                                                                 any_of=[p], text=f"{w.distances[0].value['text']} {span.text}")]))
-    w.near_spans = []
-    return True
 
 
 def _time_and_scope(w: Work) -> None:

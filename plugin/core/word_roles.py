@@ -122,7 +122,7 @@ def restatements(spans: list[Span], pack: Pack, rate: bool) -> list[Span]:
     pop = (pack.convention("population", "entity"), pack.convention("population", "field"))
     fields = [s for s in spans if s.kind == "field"]
     compared = {s.end for s in spans if s.kind == "numcmp"} | {s.end + 1 for s in spans if s.kind == "numcmp"}
-    # (a population compared with a number, 'towns over 50,000 people', is a condition, not a restatement)
+    # (a population compared with a number, '<areas> over <n> people', is a condition, not a restatement)
     out = [s for s in fields if rate and readings(s, "field") and all(r == pop for r in readings(s, "field"))
            and s.start not in compared]
     for t in spans:
