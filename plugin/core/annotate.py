@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 
 from .anchors import PARTIAL_SCORE, AnchorIndex
 from .clauses import Clause, asked_positions, classify, clause_at, pieces
-from .numbers import comparisons
+from .numbers import band, comparisons
 from .pack import Pack, language_for, norm_label
 from .phrase_rules import apply_rewrites, rewrite_rules, rule_files
 from .spelling import Speller, lemmas, number_runs, parts_of_speech, verb_forms
@@ -53,6 +53,8 @@ class Lexicon:
                     for code in f.codes:
                         parts = code.split(f.separator) if f.separator else [code]
                         for part in parts:
+                            if band(part) and not any(ch.isalnum() for ch in part.split(maxsplit=1)[0][:1]):
+                                continue  # ('<16'): read as a comparison of numbers, never as the bare number
                             for said in _spellings(part, lang):
                                 lex.add(said, "label", (e.name, f.name, norm_label(part)))
                                 if said.strip() and not said.strip().endswith("s"):
@@ -91,6 +93,10 @@ def _spellings(label: str, lang: dict) -> list[str]:
     toks = tokens(label)
     digits = [str(words[t]) if t in words else t for t in toks]
     out = [label] + ([" ".join(digits)] if digits != toks else [])
+    # ('Not Reported' is also said 'was not reported'): the forms a negated label takes in a sentence
+    for neg, forms in (lang.get("negated_label_forms") or {}).items():
+        if len(toks) > 1 and toks[0] == neg:
+            out += [" ".join([f] + toks[1:]) for f in forms]
     # 'STOP SIGNS' is also said 'stop sign'
     return out + [o.rstrip()[:-1] for o in out if o.rstrip().lower().endswith("s") and not o.rstrip().lower().endswith("ss")
                   and len(o.split()) > 1]

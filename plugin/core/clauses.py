@@ -8,7 +8,7 @@ from .text import normalize
 
 # a sentence ends at . ? ! ; followed by a space (a decimal point has none); a leading clause at , : or a dash
 _SENTENCE = re.compile(r"(?<=[.?!;])\s+(?=\S)")
-_ASIDE = ("purpose", "deadline")  # kinds of clause set aside whatever the others are
+_ASIDE = ("purpose", "deadline", "remark")  # kinds of clause set aside whatever the others are
 _LEAD = re.compile(r"\s*(?:,|:(?!\d)|\s[-\u2013\u2014]+\s)\s*")
 
 
@@ -18,7 +18,7 @@ class Clause:
     raw: str
     start: int = 0
     end: int = 0
-    kind: str = "question"  # question | statement | purpose | deadline (a purpose that says by when)
+    kind: str = "question"  # question | statement | purpose | deadline (a purpose that says by when) | remark
     asks: bool = False      # holds a question word or ends with '?'
     states: bool = False    # opens with the speaker as subject ('we ...', 'our ...') and holds no question word
 
@@ -31,25 +31,21 @@ def pieces(question: str, rules: dict) -> list[Clause]:
     out: list[Clause] = []
     for said, meant in (rules.get("contractions") or {}).items():
         end = r"(?!\w)" if said[-1:].isalnum() else ""  # ('hr' is not the start of 'hrs')
-        question = re.sub(rf"(?i)\b{re.escape(said).replace(chr(39), '[' + chr(39) + chr(8217) + ']')}{end}", meant,
+        question = re.sub(rf"(?i)(?<!\w){re.escape(said).replace(chr(39), '[' + chr(39) + chr(8217) + ']')}{end}", meant,
                           question)
     for sent in _SENTENCE.split(question.strip()):
-        m = _LEAD.search(sent)
+        m = _lead(sent, rules)
         head = normalize(sent[:m.start()]).split() if m else []
         deadline = bool(head) and any(tuple(head[:len(o)]) == o for o in deadlines)
         purpose = deadline or bool(head) and any(tuple(head[:len(o)]) == o for o in openers)
         # a colon or a dash closes a clause of its own ('<the need> - how many ...?'); a comma only a purpose
         closed = bool(m) and m.group(0).strip()[:1] in (":", "-", "\u2013", "\u2014")
         # ('<topic> check:', '<topic> angle for the report -'): a closed lead with a word for what the message is, is its purpose
-        purpose = purpose or closed and bool(set(head) & set(rules.get("purpose_heads", [])))
+        purpose = purpose or closed and _names_message(sent[:m.start()], rules)
         if m and (purpose or closed) and sent[m.end():].strip():
             out.append(Clause(sent[:m.start()], kind="deadline" if deadline else "purpose" if purpose else "question"))
             sent = sent[m.end():]
-        tail = _closer(sent, rules.get("purpose_closers", []))
-        if tail is not None and sent[:tail].strip():
-            out += [Clause(sent[:tail]), Clause(sent[tail:], kind="purpose")]
-            continue
-        out.append(Clause(sent))
+        out += _trailing(sent, rules)
     qwords = set(rules.get("question_words", []))
     first = set(rules.get("question_openers", []))
     greet = set(rules.get("greetings", []))
@@ -60,6 +56,41 @@ def pieces(question: str, rules: dict) -> list[Clause]:
         c.asks = c.raw.rstrip().endswith("?") or lead in first or any(t in qwords for t in toks)
         c.states = not c.asks and lead in subjects
     return out
+
+
+def _trailing(sent: str, rules: dict) -> list[Clause]:
+    """The sentence, cut where a remark ('..., I know that ...') or a purpose ('... so I can map them') closes it."""
+    for closers, kind in (("remark_closers", "remark"), ("purpose_closers", "purpose")):
+        tail = _closer(sent, rules.get(closers, []))
+        if tail is not None and sent[:tail].strip():
+            return [Clause(sent[:tail]), Clause(sent[tail:], kind=kind)]
+    return [Clause(sent)]
+
+
+def _lead(sent: str, rules: dict) -> re.Match | None:
+    """Where a leading clause ends: at the first comma, colon or dash; or, past a comma, at a colon or dash that
+    closes a lead holding a word for what the message is ('<topic> screening, <place>: ...')."""
+    m = _LEAD.search(sent)
+    if m is None or m.group(0).strip()[:1] != ",":
+        return m
+    for later in _LEAD.finditer(sent, m.end()):
+        if later.group(0).strip()[:1] != "," and _names_message(sent[:later.start()], rules):
+            return later
+    return m
+
+
+def _names_message(lead: str, rules: dict) -> bool:
+    """Whether a lead holds a word for what the message is, closing it or a comma part of it, or followed by a
+    purpose ('<topic> check', '<topic> screening, <place>', '<topic> angle for the report'); a head word that
+    opens what is asked ('<value> crashes with ...') is no such word."""
+    heads = set(rules.get("purpose_heads", []))
+    tails = [tuple(normalize(t).split()) for t in rules.get("purpose_tails", [])]
+    for part in lead.split(","):
+        toks = normalize(part).split()
+        for i, t in enumerate(toks):
+            if t in heads and (i == len(toks) - 1 or any(tuple(toks[i + 1:i + 1 + len(x)]) == x for x in tails)):
+                return True
+    return False
 
 
 def _closer(sent: str, closers: list[str]) -> int | None:

@@ -15,6 +15,10 @@ def merge_same_field(preds: list[Predicate], log) -> list[Predicate]:
             continue
         before = list(twin.values)
         a, b = set(twin.values), set(q.values)
+        if q.text == twin.text:  # ('aged 16 to 20'): one condition said with both ends, each end a value list
+            twin.values = [v for v in before if v in b]
+            log("filters_merged", "filters", before, twin.values, f"both ends of one range ({q.text})")
+            continue
         if a <= b or b <= a:  # "unlit roads after dark": the narrower value set is meant
             twin.values = sorted(a & b, key=lambda v: (before + q.values).index(v))
             twin.text = f"{twin.text} {q.text}"

@@ -8,6 +8,7 @@ from .clauses import asked_positions
 from .frame import EPDO_FIELD, Frame, Group, Measure, Near, Place, Predicate, Side, TimeSpec
 from .intent import assemble_intent
 from .pack import Pack, language_for
+from .numbers import split_range
 from .phrasing import (applies, compared_field, either, is_event, is_place_pred, listed_fields, measurable,
                        no_records, numeric, plural, pred_fields, value_predicate)
 from .relation_sides import near_sides, support_sides
@@ -248,15 +249,15 @@ def _compared_numbers(w: Work) -> None:
                            and measurable(pack, *readings(x, "field")[0])]
         if not after and s in w.counts:
             counted_end = next((e.end for e in w.entity_spans if s in w.cx.before(e, 3)), s.end)
-            f.having.append(Predicate(op=s.value["op"], values=[s.value["n"]],
-                                      text=" ".join(ann.tokens[s.start:counted_end])))  # 'more than 100 crashes'
+            f.having += [Predicate(op=op, values=[n], text=" ".join(ann.tokens[s.start:counted_end]))
+                         for op, n in split_range(s.value)]  # 'more than 100 crashes'
         elif fields:
             w.used_fields.append(fields[-1])
-            ent, fname = compared_field(pack, [r for r in readings(fields[-1], "field") if measurable(pack, *r)],
-                                         s.value["op"])
+            _defined_by_numbers(w, s)
             said = f"{s.text} {fields[-1].text}" if after else f"{fields[-1].text} {s.text}"
-            w.target_preds.append((s, Predicate(field=fname, op=s.value["op"], values=[s.value["n"]], entity=ent,
-                                                text=said)))
+            for op, n in split_range(s.value):
+                ent, fname = compared_field(pack, [r for r in readings(fields[-1], "field") if measurable(pack, *r)], op)
+                w.target_preds.append((s, Predicate(field=fname, op=op, values=[n], entity=ent, text=said)))
         else:
             ann.unknown.append(s.text)  # a number compared with nothing MapAsk knows: said, not ignored
     w.target_preds.sort(key=lambda sp: sp[0].start)
@@ -266,6 +267,13 @@ def _compared_numbers(w: Work) -> None:
             p.negate, p.text = not p.negate, cue(p.text)  # 'excluding rear-ends', 'wet roads don't count'
     if not (_more_or(w) and words(w.pack, "compare_or") & set(ann.tokens)):
         w.target_preds = either(w.cx, w.target_preds)  # (but 'were there more A or B': two sides, not one condition)
+
+
+def _defined_by_numbers(w: Work, s: Span) -> None:
+    """('a teen aged 16 to 20'): the numbers said right after a concept define it: the concept's own labels give
+    way to them."""
+    w.target_preds = [(x, p) for x, p in w.target_preds if not (
+        p.concept and x.kind == "concept" and 0 <= s.start - x.end <= 1 and not excluded(w.ann, x))]
 
 
 def _number_measures(w: Work) -> None:

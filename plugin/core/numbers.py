@@ -15,9 +15,10 @@ def comparisons(toks: list[str], lang: dict, locked: set[int]) -> list[Span]:
     cmp = lang.get("comparisons", {})
     before = {tuple(p.split()): op for op in _OPS for p in cmp.get(op + "_before", [])}
     after = {tuple(p.split()): op for op in _OPS for p in cmp.get(op + "_after", [])}
-    out: list[Span] = []
+    out: list[Span] = _ranges(toks, cmp, locked)
+    ranged = {i for s in out for i in range(s.start, s.end)}
     for i, t in enumerate(toks):
-        if i in locked or not re.fullmatch(r"\d+(\.\d+)?", t):
+        if i in locked | ranged or not re.fullmatch(r"\d+(\.\d+)?", t):
             continue
         n = float(t)
         for words, op in sorted(after.items(), key=lambda kv: -len(kv[0])):
@@ -32,6 +33,27 @@ def comparisons(toks: list[str], lang: dict, locked: set[int]) -> list[Span]:
                     out.append(Span(s, i + 1, "numcmp", {"op": op, "n": n}, " ".join(toks[s:i + 1])))
                     break
     return out
+
+
+def _ranges(toks: list[str], cmp: dict, locked: set[int]) -> list[Span]:
+    """'aged 16 to 20', 'between 3 and 5': a span {'op': 'range', 'n': low, 'm': high}."""
+    opens, joins = set(cmp.get("range_before", [])), set(cmp.get("range_joins", []))
+    num = r"\d+(\.\d+)?"
+    out = []
+    for i in range(1, len(toks) - 2):
+        if toks[i - 1] in opens and re.fullmatch(num, toks[i]) and toks[i + 1] in joins and \
+                re.fullmatch(num, toks[i + 2]) and not locked & set(range(i - 1, i + 3)) and \
+                float(toks[i]) < float(toks[i + 2]):
+            out.append(Span(i - 1, i + 3, "numcmp", {"op": "range", "n": float(toks[i]), "m": float(toks[i + 2])},
+                            " ".join(toks[i - 1:i + 3])))
+    return out
+
+
+def split_range(value: dict) -> list[tuple[str, float]]:
+    """The comparisons a numeric condition stands for: a range is at least its low end and at most its high end."""
+    if value["op"] == "range":
+        return [("gte", value["n"]), ("lte", value["m"])]
+    return [(value["op"], value["n"])]
 
 
 def band(label: str) -> tuple[float, float] | None:

@@ -255,7 +255,11 @@ def _month_since(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
 
 
 def _year_range(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
-    ys = [int(y) for y in m.groups() if y]
+    said = [y for y in m.groups() if y]
+    # ('2010-17'): an end year written with two digits is in the century of the start
+    ys = [int(said[0][:2] + y) if len(y) == 2 and len(said[0]) == 4 else int(y) for y in said]
+    if ys != sorted(ys):
+        return None
     return {"year_range": (min(ys), max(ys)), "connector": m.group(0)}
 
 

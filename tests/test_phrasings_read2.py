@@ -1,0 +1,59 @@
+"""Phrasings read in the session of fresh12, through the whole rules pipeline and checked against an analyst's SQL:
+numeric ranges over banded fields, short end years, negated labels said with a verb, abbreviations and symbols,
+leads that say what the message is, remarks after the question."""
+from __future__ import annotations
+
+from conftest import scalar
+
+
+def ask(pipeline, q):
+    a = pipeline.ask(q)
+    assert a.status == "answered", (q, a.status, a.answer, a.error)
+    return a
+
+
+def test_a_numeric_range_selects_the_bands_inside_it(pipeline, admin):
+    a = ask(pipeline, "how many crashes had a youngest driver aged 18 to 24")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash
+                                           WHERE age_drvr_yngst IN ('18-20', '21-24')""")
+    a = ask(pipeline, "crashes where the youngest driver was a teen aged 16 to 17")  # the numbers define 'teen'
+    assert a.rows[0][0] == scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE age_drvr_yngst = '16-17'")
+
+
+def test_an_end_year_written_with_two_digits(pipeline, admin):
+    a = ask(pipeline, "number of Cambridge police crash reports 2012-15")
+    assert a.rows[0][0] == scalar(admin, "SELECT count(*) FROM ma.cambridge_crash WHERE year BETWEEN 2012 AND 2015")
+
+
+def test_a_negated_label_said_with_a_verb(pipeline, admin):
+    a = ask(pipeline, "count the Salem crashes where the road surface wasn't reported")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'
+                                           AND road_surf_cond_descr = 'Not reported'""")
+
+
+def test_abbreviations_and_symbols(pipeline, admin):
+    a = ask(pipeline, "fatal crashes in essex cty")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE cnty_name = 'ESSEX'
+                                           AND crash_severity_descr = 'Fatal injury'""")
+    a = pipeline.ask("the $ damage of Salem crashes")
+    assert a.status == "refused" and "cost" in a.answer
+
+
+def test_a_lead_word_that_opens_what_is_asked_is_no_purpose(pipeline, admin):
+    a = ask(pipeline, "Angle collisions at night - Salem vs Lynn?")
+    ref = [scalar(admin, f"""SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = '{t}'
+                             AND manr_coll_descr = 'Angle' AND ambnt_light_descr LIKE 'Dark%%'""") for t in ("SALEM", "LYNN")]
+    assert [dict(a.rows).get(t) for t in ("SALEM", "LYNN")] == ref
+
+
+def test_a_lead_named_for_what_the_message_is_past_a_comma(pipeline, admin):
+    a = ask(pipeline, "Corridor screening, Worcester: how many fatal crashes?")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'WORCESTER'
+                                           AND crash_severity_descr = 'Fatal injury'""")
+    assert "corridor" in a.understood["context"]
+
+
+def test_a_remark_after_the_question_keeps_nothing(pipeline, admin):
+    a = ask(pipeline, "Fatal crashes in Worcester, I know that includes some on Sunday mornings.")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'WORCESTER'
+                                           AND crash_severity_descr = 'Fatal injury'""")
