@@ -16,7 +16,7 @@ def test_a_numeric_range_selects_the_bands_inside_it(pipeline, admin):
     a = ask(pipeline, "how many crashes had a youngest driver aged 18 to 24")
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash
                                            WHERE age_drvr_yngst IN ('18-20', '21-24')""")
-    a = ask(pipeline, "crashes where the youngest driver was a teen aged 16 to 17")  # the numbers define 'teen'
+    a = ask(pipeline, "how many crashes where the youngest driver was a teen aged 16 to 17")  # the numbers define 'teen'
     assert a.rows[0][0] == scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE age_drvr_yngst = '16-17'")
 
 
