@@ -57,3 +57,15 @@ def test_a_remark_after_the_question_keeps_nothing(pipeline, admin):
     a = ask(pipeline, "Fatal crashes in Worcester, I know that includes some on Sunday mornings.")
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'WORCESTER'
                                            AND crash_severity_descr = 'Fatal injury'""")
+
+
+def test_values_listed_before_the_field_they_are_of(pipeline, admin):
+    a = ask(pipeline, "count rear-end crashes on a snowy or slushy road surface")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE manr_coll_descr = 'Rear-end'
+                                           AND road_surf_cond_descr IN ('Snow', 'Slush')""")
+
+
+def test_values_of_several_fields_listed_are_read_as_their_concepts(pipeline, admin):
+    a = ask(pipeline, "how many pedestrian or bicycle crashes are in the Cambridge police reports for 2016")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_crash WHERE year = 2016
+                                           AND (pedestrian_involved OR bicycle_involved)""")

@@ -9,7 +9,7 @@ from .frame import EPDO_FIELD, Frame, Group, Measure, Near, Place, Predicate, Si
 from .intent import assemble_intent
 from .pack import Pack, language_for
 from .numbers import split_range
-from .phrasing import (applies, compared_field, either, is_event, is_place_pred, listed_fields, measurable,
+from .phrasing import (applies, compared_field, either, is_event, is_place_pred, listed_fields, measurable, value_run,
                        no_records, numeric, plural, pred_fields, value_predicate)
 from .relation_sides import near_sides, support_sides
 from .sides import comparison_sides
@@ -198,6 +198,13 @@ def _second_entities(w: Work) -> None:
         f.target = ""
 
 
+def _named_fields(w: Work, s: Span, joins: set[str]) -> set:
+    """Fields named just before a value ('where the <field> was <value>'), or just after the list it closes
+    ('<value>, <value> or <value> <field>')."""
+    end = max(v.end for v in value_run(w.spans, w.ann.tokens, s, joins))
+    return {r for x in w.spans if 0 <= s.start - x.end <= 4 or 0 <= x.start - end <= 1 for r in readings(x, "field")}
+
+
 def _predicates(w: Work) -> None:
     """Concepts and labels: conditions on the target, on the supports, or hours a concept stands for."""
     pack = w.pack
@@ -207,8 +214,7 @@ def _predicates(w: Work) -> None:
     splits = words(pack, "split_words")  # ('public vs private <features>': both qualify the features)
     support: list[tuple[Span, Predicate]] = []
     for s in (s for s in w.spans if has(s, "concept") or has(s, "label")):
-        p = value_predicate(s, {r for x in w.spans if 0 <= s.start - x.end <= 4 for r in readings(x, "field")},
-                            listed_fields(pack, w.spans, w.ann.tokens, s, joins), pack)
+        p = value_predicate(s, _named_fields(w, s, joins), listed_fields(pack, w.spans, w.ann.tokens, s, joins), pack)
         if p.concept and not _asked(w.ann, s) and w.f.target and not _family(pack, w.f.target) & set(
                 pack.concepts[p.concept].where):
             continue  # ('for the bike network slide, how many <facilities> ...'): context, not a condition

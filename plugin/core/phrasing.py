@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .frame import Predicate
 from dataclasses import replace
-from .pack import Pack, language_for
+from .pack import Pack, language_for, norm_label
 from .numbers import band
 from .spans import Ctx, has, readings, words as word_list
 from .tokens import Span
@@ -151,16 +151,42 @@ def value_predicate(s: Span, named: set | None = None, listed: set | None = None
         hit = next((r for r in labels if (r[0], r[1]) in fields), None)
         if hit is None or c and pack and set(pred_fields(pack, Predicate(concept=c[0]))) & fields:
             continue
+        if fields is listed and c and len({r[1] for r in labels if r[0] == hit[0]}) > 1:
+            continue  # ('<value> or <value>' each a label of several fields): the concept says which
         if len({(r[0], r[1]) for r in labels}) > 1 or c:
             return Predicate(field=hit[1], op="has", values=[hit[2]], entity=hit[0], text=s.text)
+    said_as = _label_of_named(pack, c[0], named or set()) if c and pack else None
+    if said_as:  # ('a snowy <surface field>'): the concept's word is a label of the field named with it
+        return Predicate(field=said_as[1], op="has", values=[said_as[2]], entity=said_as[0], text=s.text)
     if c:
         return Predicate(concept=c[0], text=s.text)
     ent, fld, label = next((r for r in labels if (r[0], r[1]) in (named or set())), labels[0])
     return Predicate(field=fld, op="has", values=[label], entity=ent, text=s.text)
 
 
+def _label_of_named(pack: Pack, concept: str, named: set) -> tuple[str, str, str] | None:
+    """A label of a field named beside a concept that tests other fields, spelt as one of the concept's words."""
+    if not named or set(pred_fields(pack, Predicate(concept=concept))) & named:
+        return None
+    said = {norm_label(w) for w in pack.concepts[concept].words}
+    hits = {(e, f, norm_label(code)) for e, f in named if e in pack.entities and f in pack.entities[e].fields
+            for code in pack.entities[e].fields[f].codes if norm_label(code) in said}
+    if len({(e, f) for e, f, _ in hits}) != len(hits):
+        return None  # (two labels of one field: no single reading)
+    return min(hits, key=lambda h: pack.priority(h[0])) if hits else None  # (the field of the default source first)
+
+
 def listed_fields(pack: Pack, spans: list[Span], toks: list[str], s: Span, joins: set[str]) -> set[tuple[str, str]]:
     """The fields of the values listed with `s` ('<value>, <value> or <value>'): only list words between."""
+    out: set[tuple[str, str]] = set()
+    for v in value_run(spans, toks, s, joins)[1:]:
+        out |= {(r[0], r[1]) for r in readings(v, "label")}
+        out |= {f for c in readings(v, "concept") for f in pred_fields(pack, Predicate(concept=c))}
+    return out
+
+
+def value_run(spans: list[Span], toks: list[str], s: Span, joins: set[str]) -> list[Span]:
+    """`s` and the values listed with it, joined only by list words."""
     values = sorted((v for v in spans if has(v, "concept") or has(v, "label")), key=lambda v: v.start)
     k = values.index(s)
     run = [s]
@@ -172,8 +198,4 @@ def listed_fields(pack: Pack, spans: list[Span], toks: list[str], s: Span, joins
                 break
             j += step
             run.append(values[j])
-    out: set[tuple[str, str]] = set()
-    for v in run[1:]:
-        out |= {(r[0], r[1]) for r in readings(v, "label")}
-        out |= {f for c in readings(v, "concept") for f in pred_fields(pack, Predicate(concept=c))}
-    return out
+    return run
