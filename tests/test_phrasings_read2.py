@@ -69,3 +69,19 @@ def test_values_of_several_fields_listed_are_read_as_their_concepts(pipeline, ad
     a = ask(pipeline, "how many pedestrian or bicycle crashes are in the Cambridge police reports for 2016")
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_crash WHERE year = 2016
                                            AND (pedestrian_involved OR bicycle_involved)""")
+
+
+def test_leaving_out_what_the_records_never_are(pipeline, admin):
+    a = ask(pipeline, "bus stops in Somerville, not the ferry or subway ones")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.mbta_stop WHERE vehicle_type = 3
+                                           AND municipality = 'Somerville'""")
+    assert any("none is left out" in n for n in a.notes)
+
+
+def test_words_naming_a_time_said_outright_are_context(pipeline, admin):
+    a = ask(pipeline, "crashes in Lowell from 6 to 9 am (factory bell time)")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LOWELL'
+                                           AND extract(hour from crash_time) BETWEEN 6 AND 8""")
+    assert "factory" in a.understood["context"]
+    a = ask(pipeline, "Lowell crash totals per year 2017-2017")  # ('per year': a grouping, never a name)
+    assert a.frame["group_by"]

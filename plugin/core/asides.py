@@ -18,6 +18,37 @@ def set_aside(ann, pack: Pack, lang: dict, rules: dict, records: Callable[[Span]
     _weights_restated(ann, pack, lang)
     _features_in_time_clauses(ann, rules, records)
     _season_of_a_condition(ann, pack)
+    _time_named(ann, rules, set(lang.get("stopwords", [])))
+
+
+def _time_named(ann, rules: dict, stop: set[str]) -> None:
+    """'between 2 and 6 pm (<name> time)', '<name> hour blocks, 10 pm to 4 am': words that name a time said
+    outright, up to a word for a stretch of time beside it, are its name (context), not conditions."""
+    periods = set(rules.get("context", {}).get("period_words", []))
+    asks = set(rules.get("context", {}).get("question_cues", [])) | {"per"}  # ('per year 2018-2025' groups)
+    free = ("entity", "cue", "timepart")
+    for t in [s for s in ann.spans if s.kind == "time" and not (s.value or {}).get("vague")]:
+        right = max((j for j in range(t.end, min(t.end + 5, len(ann.tokens))) if ann.tokens[j] in periods), default=None)
+        left = t.start - 1 if t.start and ann.tokens[t.start - 1] in periods else None
+        window = set(range(t.end, right + 1)) if right is not None else set()
+        if left is not None:
+            k = left
+            while k > max(0, left - 4) and (ann.tokens[k - 1] in set(ann.unknown) | stop | periods or any(
+                    s.start <= k - 1 < s.end and (
+                    s.kind in free or s.kind == "time" and (s.value or {}).get("vague")) for s in ann.spans)):
+                k -= 1
+            window |= set(range(k, left + 1))
+        inside = [s for s in ann.spans if s is not t and set(range(s.start, s.end)) & window]
+        inside += [s for s in ann.spans if s.kind in ("cue", "per") and s.end == min(window | {t.start}) and
+                   (s.kind == "per" or s.value in asks)]  # (the cue just before the window counts as in it)
+        words = [ann.tokens[j] for j in sorted(window)]
+        if not any(w in ann.unknown or w not in stop | periods for w in words) or any(s.kind == "per" or s.kind == "cue" and s.value in asks or
+                s.kind == "timepart" and s.end - s.start > 1 or  # ('per year', 'by hour'): a grouping asked
+                s.kind not in free and not (s.kind == "time" and (s.value or {}).get("vague")) for s in inside):
+            continue
+        ann.spans = [s for s in ann.spans if s not in inside]
+        ann.unknown = [u for u in ann.unknown if u not in words]
+        ann.context += [w for w in words if w not in stop and w not in ann.context]
 
 
 def _season_of_a_condition(ann, pack: Pack) -> None:
