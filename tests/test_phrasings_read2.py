@@ -85,3 +85,17 @@ def test_words_naming_a_time_said_outright_are_context(pipeline, admin):
     assert "factory" in a.understood["context"]
     a = ask(pipeline, "Lowell crash totals per year 2017-2017")  # ('per year': a grouping, never a name)
     assert a.frame["group_by"]
+
+
+def test_sides_a_comparison_word_joins_come_first(pipeline, admin):
+    a = ask(pipeline, "Essex County injury crashes, Mondays vs Fridays - which day saw more?")
+    ref = [scalar(admin, f"""SELECT count(*) FROM ma.massdot_crash WHERE cnty_name = 'ESSEX' AND extract(isodow
+                             from crash_date) = {d} AND crash_severity_descr IN ('Fatal injury', 'Non-fatal injury')""")
+           for d in (1, 5)]
+    assert [r[1] for r in a.rows] == ref
+
+
+def test_a_feature_in_a_lead_named_for_what_the_message_is(pipeline, admin):
+    a = ask(pipeline, "Porter Square detail - fatal crashes in Worcester?")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'WORCESTER'
+                                           AND crash_severity_descr = 'Fatal injury'""")

@@ -19,6 +19,17 @@ def set_aside(ann, pack: Pack, lang: dict, rules: dict, records: Callable[[Span]
     _features_in_time_clauses(ann, rules, records)
     _season_of_a_condition(ann, pack)
     _time_named(ann, rules, set(lang.get("stopwords", [])))
+    _dimension_asked(ann)
+
+
+def _dimension_asked(ann) -> None:
+    """'which day had more': a word right after 'which' that also names a part of time asks for that part (the
+    day of the week), never for the value the word also names (daylight)."""
+    for s in list(ann.spans):
+        part = next((v for k, v in (s.items or []) if k == "timepart"), None)
+        before = [p for p in ann.spans if p.end == s.start and p.kind == "cue"]
+        if part is not None and s.kind != "timepart" and any(("cue", "which") in (p.items or []) for p in before):
+            s.kind, s.value, s.items = "timepart", part, [("timepart", part)]
 
 
 def _time_named(ann, rules: dict, stop: set[str]) -> None:

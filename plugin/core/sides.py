@@ -30,20 +30,23 @@ def comparison_sides(cx: Ctx, f: Frame, scope_spans: list, time_spans: list, tar
         if kind:
             items[kind].append((t, t))
     best: list[tuple[Span, object]] = []
-    best_kind = ""
+    best_kind, best_rank = "", (False, 0)
     for kind, lst in items.items():
         lst.sort(key=lambda x: x[0].start)
         chain: list[tuple[Span, object]] = []
+        split = False
         for it in lst:
             gap = cx.ann.tokens[chain[-1][0].end:it[0].start] if chain else []
             # ('<condition> in <A> vs <B>': only items a comparison or list word joins are sides)
             if chain and all(tok in words(cx.pack, 'link_words') for tok in gap) and len(gap) <= 4 \
                     and (set(gap) & words(cx.pack, 'split_words') or not gap and "either" not in (it[0].kind, chain[-1][0].kind)):
                 chain.append(it)
+                split = split or bool(set(gap) & words(cx.pack, 'split_words'))
             elif len(chain) < 2:
-                chain = [it]
-        if len(chain) >= 2 and len(chain) > len(best):
-            best, best_kind = chain, kind
+                chain, split = [it], False
+        # (items a comparison word joins are the sides before items that merely stand side by side)
+        if len(chain) >= 2 and (split, len(chain)) > best_rank:
+            best, best_kind, best_rank = chain, kind, (split, len(chain))
     sides: list[Side] = []
     if not best:
         ranges = items["range"]
