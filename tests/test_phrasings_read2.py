@@ -99,3 +99,16 @@ def test_a_feature_in_a_lead_named_for_what_the_message_is(pipeline, admin):
     a = ask(pipeline, "Porter Square detail - fatal crashes in Worcester?")
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'WORCESTER'
                                            AND crash_severity_descr = 'Fatal injury'""")
+
+
+def test_a_lead_that_asks_is_no_purpose_and_each_one_groups_nothing(pipeline, admin):
+    a = ask(pipeline, "Compare Salem and Lynn for the safety review - how many fatal crashes does each one have?")
+    ref = [scalar(admin, f"""SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = '{t}'
+                             AND crash_severity_descr = 'Fatal injury'""") for t in ("SALEM", "LYNN")]
+    assert [dict(a.rows).get(t) for t in ("SALEM", "LYNN")] == ref
+
+
+def test_an_exclusion_said_of_points_with_a_blank_field(pipeline, admin):
+    a = ask(pipeline, "how many traffic signals by jurisdiction? Ignore points with a blank jurisdiction.")
+    assert None not in [r[0] for r in a.rows]
+    assert sum(r[1] for r in a.rows) == scalar(admin, "SELECT count(*) FROM ma.traffic_signal WHERE jurisdiction IS NOT NULL")

@@ -283,7 +283,8 @@ class Annotator:
                     set(s.text.split()) < n for n in asked_names) or self._only_part_of_a_name(s, c)):
                 continue  # ('for the <name> walk audit: ... of the <name> school?'): the feature the question names
             if c is not None and c.kind != "question" and s.kind not in keeps.get(c.kind, set()) and not (
-                    s.kind == "cue" and s.value in rules.get("keep_cues", [])) and not _kind_of_place(s, c, keeps, ann.spans):
+                    s.kind == "cue" and {v for k, v in (s.items or [(s.kind, s.value)]) if k == "cue"} &
+                    set(rules.get("keep_cues", []))) and not _kind_of_place(s, c, keeps, ann.spans):
                 continue
             if c is not None and c.kind == "purpose" and s.text in heads:
                 continue  # ('<topic> angle -'): the word for what the message is, not a value

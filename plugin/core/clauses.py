@@ -85,6 +85,9 @@ def _names_message(lead: str, rules: dict) -> bool:
     opens what is asked ('<value> crashes with ...') is no such word."""
     heads = set(rules.get("purpose_heads", []))
     tails = [tuple(normalize(t).split()) for t in rules.get("purpose_tails", [])]
+    opening = normalize(lead).split()[:1]
+    if opening and opening[0] in set(rules.get("question_openers", [])) | set(rules.get("question_words", [])):
+        return False  # ('compare <A> and <B> for the audit -'): a lead that asks is no purpose, whatever it closes with
     for part in lead.split(","):
         toks = normalize(part).split()
         for i, t in enumerate(toks):

@@ -112,6 +112,7 @@ def groups_by_label_word(cx: Ctx, f: Frame, group_cues: list[Span]) -> list[Grou
             out.append(Group("field", f"{ent.name}.{fields[0]}"))
         elif any(g.start > c.end and g.start - c.end <= 5 and readings(g, "field") for g in cx.ann.spans):
             continue  # ('by who maintains them (<field>)'): the field said a few words on is what is grouped by
-        elif word not in words(cx.pack, "filler") | words(cx.pack, "by_method") and not word.isdigit():
+        elif word not in words(cx.pack, "filler") | words(cx.pack, "by_method") | words(cx.pack, "pronouns") \
+                and not word.isdigit():  # ('each one', 'each of them'): the things named before, no new grouping
             f.unknown.append(word)  # a grouping asked for by a word that names no field: asked back, not dropped
     return out
