@@ -112,3 +112,16 @@ def test_an_exclusion_said_of_points_with_a_blank_field(pipeline, admin):
     a = ask(pipeline, "how many traffic signals by jurisdiction? Ignore points with a blank jurisdiction.")
     assert None not in [r[0] for r in a.rows]
     assert sum(r[1] for r in a.rows) == scalar(admin, "SELECT count(*) FROM ma.traffic_signal WHERE jurisdiction IS NOT NULL")
+
+
+def test_a_purpose_keeps_no_condition_but_dates_the_records_it_names(pipeline, admin):
+    a = ask(pipeline, "For the winter newsletter, how many fatal crashes in Salem?")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'
+                                           AND crash_severity_descr = 'Fatal injury'""")
+    a = ask(pipeline, "For the 2012 Cambridge police crash reports, how many involved a bicycle?")
+    assert a.rows[0][0] == scalar(admin, "SELECT count(*) FROM ma.cambridge_crash WHERE year = 2012 AND bicycle_involved")
+
+
+def test_a_condition_of_a_statement_the_named_source_cannot_hold_is_context(pipeline, admin):
+    a = ask(pipeline, "Looking at serious injuries. How many Cambridge police crash reports involved a bicycle in 2013?")
+    assert a.rows[0][0] == scalar(admin, "SELECT count(*) FROM ma.cambridge_crash WHERE year = 2013 AND bicycle_involved")

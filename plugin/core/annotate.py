@@ -228,6 +228,10 @@ class Annotator:
             return True
         return c.kind in ("purpose", "deadline") and not self.pack.entities[s.value["entity"]].area
 
+    def _names_records(self, c: Clause, spans: list[Span]) -> bool:
+        """Whether a clause names records that happen (a source), as 'for the 2010 <records>' does."""
+        return any(x.kind == "entity" and c.start <= x.start < c.end and self._records(x) for x in spans)
+
     def _area(self, s: Span) -> bool:
         """Whether an entity word names an area layer (a place records lie in, not a thing asked about)."""
         return all(self.pack.entities[v].area for k, v in (s.items or [(s.kind, s.value)]) if k == "entity")
@@ -284,8 +288,9 @@ class Annotator:
                 continue  # ('for the <name> walk audit: ... of the <name> school?'): the feature the question names
             if c is not None and c.kind != "question" and s.kind not in keeps.get(c.kind, set()) and not (
                     s.kind == "cue" and {v for k, v in (s.items or [(s.kind, s.value)]) if k == "cue"} &
-                    set(rules.get("keep_cues", []))) and not _kind_of_place(s, c, keeps, ann.spans):
-                continue
+                    set(rules.get("keep_cues", []))) and not _kind_of_place(s, c, keeps, ann.spans) and not (
+                    s.kind == "time" and c.kind == "purpose" and self._names_records(c, ann.spans)):
+                continue  # (but 'for the 2010 <records>, ...' dates the records it names)
             if c is not None and c.kind == "purpose" and s.text in heads:
                 continue  # ('<topic> angle -'): the word for what the message is, not a value
             if c is not None and c.kind != "question" and s.kind == "entity" and not self._records(s) and asks_of:

@@ -215,8 +215,7 @@ def _predicates(w: Work) -> None:
     support: list[tuple[Span, Predicate]] = []
     for s in (s for s in w.spans if has(s, "concept") or has(s, "label")):
         p = value_predicate(s, _named_fields(w, s, joins), listed_fields(pack, w.spans, w.ann.tokens, s, joins), pack)
-        if p.concept and not _asked(w.ann, s) and w.f.target and not _family(pack, w.f.target) & set(
-                pack.concepts[p.concept].where):
+        if p.concept and not _asked(w.ann, s) and w.f.target and not _sources(w) & set(pack.concepts[p.concept].where):
             continue  # ('for the bike network slide, how many <facilities> ...'): context, not a condition
         # ('a <value> or <value> <feature>': values joined by 'or' before the feature word all qualify it)
         nxt = [n for n in w.near_spans + w.group_spans if n.start >= s.end and (n.start - s.end <= 1 or all(
@@ -387,6 +386,15 @@ def _time_and_scope(w: Work) -> None:
                                             text=excluded(w.ann, a)(a.text), negate=True)))
     # (the same place said twice, by its name and by another it is known by, is one place)
     f.scope = list({(a.value["entity"], a.value["name"]): _place(a) for a in w.scope_spans}.values())
+
+
+def _sources(w: Work) -> set[str]:
+    """The sources the records may still come from: the one named by its own name ('the police crash reports'),
+    else the target and the sources sharing its words."""
+    if w.target_span is not None and readings(w.target_span, "entity") == [w.f.target] and \
+            w.pack.entities[w.f.target].shares_words_with:
+        return {w.f.target}
+    return _family(w.pack, w.f.target)
 
 
 def _family(pack: Pack, entity: str) -> set[str]:
