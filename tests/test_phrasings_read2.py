@@ -125,3 +125,17 @@ def test_a_purpose_keeps_no_condition_but_dates_the_records_it_names(pipeline, a
 def test_a_condition_of_a_statement_the_named_source_cannot_hold_is_context(pipeline, admin):
     a = ask(pipeline, "Looking at serious injuries. How many Cambridge police crash reports involved a bicycle in 2013?")
     assert a.rows[0][0] == scalar(admin, "SELECT count(*) FROM ma.cambridge_crash WHERE year = 2013 AND bicycle_involved")
+
+
+def test_rank_the_groups_gives_every_group_in_order(pipeline, admin):
+    a = ask(pipeline, "rank the counties by fatal crashes, highest first")
+    n = scalar(admin, "SELECT count(DISTINCT cnty_name) FROM ma.massdot_crash WHERE crash_severity_descr = 'Fatal injury'")
+    assert len(a.rows) >= n > 10 or len(a.rows) == scalar(admin, "SELECT count(DISTINCT cnty_name) FROM ma.massdot_crash")
+    a = ask(pipeline, "which counties had the most crashes")  # (a plural the dictionary lacks: a ranking, not one)
+    assert len(a.rows) > 1
+
+
+def test_a_layer_named_by_its_feed_and_a_flag_with_no_information(pipeline, admin):
+    a = ask(pipeline, "how many Cambridge bus stops in the GTFS feed give no wheelchair boarding info")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.mbta_stop WHERE vehicle_type = 3
+                                           AND municipality = 'Cambridge' AND wheelchair_boarding = 0""")

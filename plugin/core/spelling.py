@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 try:  # optional in a stock QGIS: exact words and the code's own edit distance are used without them
-    from lemminflect import getAllInflections, getAllLemmas
+    from lemminflect import getAllInflections, getAllLemmas, getAllLemmasOOV
 except ImportError:  # pragma: no cover
-    getAllInflections = getAllLemmas = None
+    getAllInflections = getAllLemmas = getAllLemmasOOV = None
 try:
     from rapidfuzz.distance import OSA
 except ImportError:  # pragma: no cover
@@ -22,7 +22,8 @@ def is_plural_word(word: str) -> bool:
     """Whether a word is a plural noun ('towns', 'neighbourhoods'; not 'bus', 'class')."""
     if getAllLemmas is None:
         return word.endswith("s") and not word.endswith("ss")
-    lemmas = getAllLemmas(word, upos="NOUN").get("NOUN", ())
+    # (a word the dictionary lacks, 'counties', by the inflection rules)
+    lemmas = getAllLemmas(word, upos="NOUN").get("NOUN", ()) or getAllLemmasOOV(word, upos="NOUN").get("NOUN", ())
     return bool(lemmas) and word not in lemmas
 
 
