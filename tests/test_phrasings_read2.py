@@ -139,3 +139,16 @@ def test_a_layer_named_by_its_feed_and_a_flag_with_no_information(pipeline, admi
     a = ask(pipeline, "how many Cambridge bus stops in the GTFS feed give no wheelchair boarding info")
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.mbta_stop WHERE vehicle_type = 3
                                            AND municipality = 'Cambridge' AND wheelchair_boarding = 0""")
+
+
+def test_a_layer_word_restating_a_label_of_the_field_named(pipeline, admin):
+    a = ask(pipeline, "bike crash file: how many crashes where the traffic control was a signal (traffic control signal)")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_bicycle_crash
+                                           WHERE trim(traffic_control_device_type) = 'TRAFFIC CONTROL SIGNAL'""")
+
+
+def test_records_that_have_a_value_of_a_field(pipeline, admin):
+    a = ask(pipeline, "of the ramps that have a slope compliance value, what share are compliant")
+    yes = scalar(admin, "SELECT count(*) FROM ma.pedestrian_ramp WHERE slope_comp = 'YES'")
+    filled = scalar(admin, "SELECT count(*) FROM ma.pedestrian_ramp WHERE nullif(trim(slope_comp), '') IS NOT NULL")
+    assert abs(float(a.rows[0][a.columns.index("share_pct")]) - 100.0 * yes / filled) < 0.01

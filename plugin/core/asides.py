@@ -20,6 +20,21 @@ def set_aside(ann, pack: Pack, lang: dict, rules: dict, records: Callable[[Span]
     _season_of_a_condition(ann, pack)
     _time_named(ann, rules, set(lang.get("stopwords", [])))
     _dimension_asked(ann)
+    _layer_word_of_a_label(ann, pack)
+
+
+def _layer_word_of_a_label(ann, pack: Pack) -> None:
+    """'the <field> was a <feature> (<label>)': a feature layer's word between a field and one of its labels that
+    holds that word restates the label; it is no layer to be near."""
+    for e in [s for s in ann.spans if s.kind == "entity" and isinstance(s.value, str) and s.value in pack.entities
+              and not pack.entities[s.value].time]:
+        fields = [f for f in ann.spans if f.kind == "field" and 0 <= e.start - f.end <= 3]
+        said = {fe for f in fields for fe in fields_of(f)}
+        label = next((v for v in ann.spans if v.kind == "label" and 0 <= v.start - e.end <= 1 and set(e.text.split())
+                      <= set(v.text.split()) and tuple(v.value[:2]) in said), None)
+        if label is not None:
+            ann.spans.remove(e)
+            ann.context.append(e.text)
 
 
 def _dimension_asked(ann) -> None:
