@@ -152,3 +152,8 @@ def test_records_that_have_a_value_of_a_field(pipeline, admin):
     yes = scalar(admin, "SELECT count(*) FROM ma.pedestrian_ramp WHERE slope_comp = 'YES'")
     filled = scalar(admin, "SELECT count(*) FROM ma.pedestrian_ramp WHERE nullif(trim(slope_comp), '') IS NOT NULL")
     assert abs(float(a.rows[0][a.columns.index("share_pct")]) - 100.0 * yes / filled) < 0.01
+
+
+def test_a_rate_per_a_number_alone_is_per_residents(pipeline, admin):
+    a = ask(pipeline, "among towns with over 60,000 people, which has the highest crash rate per 1,000?")
+    assert a.rows and a.frame["measure"]["per"] == 1000

@@ -250,7 +250,7 @@ def _compared_numbers(w: Work) -> None:
     for s in (s for s in w.spans if s.kind == "numcmp" and not exists(s, w.near_spans)):
         # '75 or older' after 'the oldest driver (was)': a condition on the field named just before
         after = [x for x in w.spans if x.start == s.end and readings(x, "field") and measurable(pack, *readings(x, "field")[0])]
-        fields = after or [x for x in w.entity_spans if readings(x, "field") and x.end <= s.start and s.start - x.end <= 3
+        fields = after or [x for x in w.entity_spans if readings(x, "field") and x.end <= s.start and s.start - x.end <= 5
                            and measurable(pack, *readings(x, "field")[0])]
         if not after and s in w.counts:
             counted_end = next((e.end for e in w.entity_spans if s in w.cx.before(e, 3)), s.end)

@@ -331,5 +331,5 @@ READERS: dict[str, Reader] = {
     "weekend": lambda p, r, m: {"isodow": [6, 7], "label": "weekend"},
     "weekday": lambda p, r, m: {"isodow": [1, 2, 3, 4, 5], "label": "weekday"},
     "tod": lambda p, r, m: {"hours": list(p.lang["time_of_day"][m.group(1)]), "vague": True},
-    "per": lambda p, r, m: {"per": int(m.group(1))},
+    "per": lambda p, r, m: {"per": int(next(g for g in m.groups() if g))},
 }
