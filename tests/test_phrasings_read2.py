@@ -157,3 +157,17 @@ def test_records_that_have_a_value_of_a_field(pipeline, admin):
 def test_a_rate_per_a_number_alone_is_per_residents(pipeline, admin):
     a = ask(pipeline, "among towns with over 60,000 people, which has the highest crash rate per 1,000?")
     assert a.rows and a.frame["measure"]["per"] == 1000
+
+
+def test_go_by_a_field_is_no_grouping(pipeline, admin):
+    a = ask(pipeline, "how many Salem crashes happened on a Sunday? Go by the crash date.")
+    assert not a.frame["group_by"]
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'
+                                           AND extract(isodow from crash_date) = 7""")
+
+
+def test_a_question_naming_nothing_asks_what_was_reported_before_it(pipeline, admin):
+    a = ask(pipeline, "Salem and Lynn asked for their rear-end crash counts. Can you give them for each of the two?")
+    ref = {t: scalar(admin, f"""SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = '{t}'
+                                AND manr_coll_descr = 'Rear-end'""") for t in ("SALEM", "LYNN")}
+    assert {r[0]: r[1] for r in a.rows} == ref

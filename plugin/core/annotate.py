@@ -262,7 +262,10 @@ class Annotator:
         classify(ann.clauses, cues, set(rules.get("question_cues", [])))
         leads = {id(c): _reported(ann.tokens, c, rules.get("reporting_verbs", [])) if c.kind == "question" else c.start
                  for c in ann.clauses}
-        direct = any(c.kind == "question" and leads[id(c)] == c.start for c in ann.clauses)
+        # (a direct question naming nothing, 'can you work it out for each?', asks what was reported before it)
+        content = ("entity", "label", "concept", "anchor", "field", "time", "per", "distance", "area_shape")
+        direct = any(c.kind == "question" and leads[id(c)] == c.start and any(
+            c.start <= x.start < c.end and x.kind in content for x in ann.spans) for c in ann.clauses)
         for c in list(ann.clauses):
             lead = leads[id(c)]
             if direct and lead > c.start:

@@ -472,10 +472,11 @@ def _groups(w: Work) -> None:
 
 def _each_place_rate(w: Work) -> None:
     """'<rate> for <place>, <place> and <place>': a rate is each place's own over its own population, never one
-    rate of the places pooled."""
+    rate of the places pooled; and so is any measure asked 'for each of' the places named."""
     f = w.f
     kinds_of = {p.entity for p in f.scope}
-    if not asks_rate(w.spans) or f.group_by or f.compare or len(f.scope) < 2 or len(kinds_of) != 1 or not f.target:
+    each = bool(w.cx.cue("group")) and not w.group_spans
+    if not (asks_rate(w.spans) or each) or f.group_by or f.compare or len(f.scope) < 2 or len(kinds_of) != 1 or not f.target:
         return
     pf = w.pack.entities[f.target].places.get(kinds_of.pop()) or {}
     if pf.get("field"):
