@@ -171,3 +171,8 @@ def test_a_question_naming_nothing_asks_what_was_reported_before_it(pipeline, ad
     ref = {t: scalar(admin, f"""SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = '{t}'
                                 AND manr_coll_descr = 'Rear-end'""") for t in ("SALEM", "LYNN")}
     assert {r[0]: r[1] for r in a.rows} == ref
+
+
+def test_an_exclusion_of_records_with_no_location(pipeline, admin):
+    a = ask(pipeline, "how many Salem crashes, ignoring the ones with no coordinates")
+    assert a.rows[0][0] == scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM' AND geom IS NOT NULL")

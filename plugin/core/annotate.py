@@ -211,6 +211,7 @@ class Annotator:
         """'<question> for the <words the pack does not know>': a purpose closing a clause ('... for the walk audit')
         is a clause of its own, set aside."""
         tails = [phrase_key(t) for t in rules.get("purpose_tails", [])]
+        heads = set(rules.get("purpose_heads", []))
         read = {i for s in ann.spans if s.kind != "cue" for i in range(s.start, s.end)}
         for c in list(ann.clauses):
             for p in range(c.start + 1, c.end):
@@ -218,6 +219,14 @@ class Annotator:
                 rest = range(p + len(w), c.end) if w else range(0)
                 if w and rest and not read & set(rest) and any(ann.tokens[i] not in self.stop for i in rest):
                     ann.clauses.insert(ann.clauses.index(c) + 1, Clause(" ".join(ann.tokens[p:c.end]), p, c.end, "purpose"))
+                    c.end = p
+                    break
+                # ('<trend> for the memo, <question>'): a purpose ending with a word for what the message is
+                head = next((h for h in rest[:4] if ann.tokens[h] in heads), None) if w else None
+                if head is not None and head + 1 < c.end and not read & set(range(p + len(w), head + 1)):
+                    k = ann.clauses.index(c)
+                    ann.clauses[k + 1:k + 1] = [Clause(" ".join(ann.tokens[p:head + 1]), p, head + 1, "purpose"),
+                                                Clause(" ".join(ann.tokens[head + 1:c.end]), head + 1, c.end, c.kind)]
                     c.end = p
                     break
 
@@ -263,9 +272,9 @@ class Annotator:
         leads = {id(c): _reported(ann.tokens, c, rules.get("reporting_verbs", [])) if c.kind == "question" else c.start
                  for c in ann.clauses}
         # (a direct question naming nothing, 'can you work it out for each?', asks what was reported before it)
-        content = ("entity", "label", "concept", "anchor", "field", "time", "per", "distance", "area_shape")
-        direct = any(c.kind == "question" and leads[id(c)] == c.start and any(
-            c.start <= x.start < c.end and x.kind in content for x in ann.spans) for c in ann.clauses)
+        direct = any(c.kind == "question" and leads[id(c)] == c.start and any(c.start <= x.start < c.end and x.kind in (
+            "entity", "label", "concept", "anchor", "field", "time", "per", "distance", "area_shape") for x in ann.spans)
+            for c in ann.clauses)
         for c in list(ann.clauses):
             lead = leads[id(c)]
             if direct and lead > c.start:
@@ -465,7 +474,8 @@ def exclusion_scopes(ann: Annotation, rules: dict) -> list[tuple[int, int, str]]
     an `after` cue), joined only by the rule file's joiners. A place a `before` cue names is covered too, so it
     is asked back rather than counted."""
     passes = set(rules.get("passes", []))
-    conds = sorted([s for s in ann.spans if s.kind != "cue"] + [s for s in ann.aside if s.kind in passes],
+    cued = set(rules.get("covers_cues", []))  # ('ignore the ones with no coordinates'): a cue that is a condition
+    conds = sorted([s for s in ann.spans if s.kind != "cue" or s.value in cued] + [s for s in ann.aside if s.kind in passes],
                    key=lambda s: s.start)
     out = []
     for s in ann.spans:
@@ -494,7 +504,8 @@ def _covered(ann: Annotation, conds: list[Span], rules: dict, pos: int, step: in
         if hit is None and ann.tokens[pos] not in joiners:
             break
         if hit is not None:
-            if hit.kind in covers or (step > 0 and hit.kind in asks and all(k in heads for k in kinds)):
+            if hit.kind in covers or hit.kind == "cue" and hit.value in set(rules.get("covers_cues", [])) or (
+                    step > 0 and hit.kind in asks and all(k in heads for k in kinds)):
                 covered.append((hit.start, hit.end))
                 kinds.append(hit.kind)
             elif hit.kind not in passes:

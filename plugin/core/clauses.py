@@ -55,8 +55,8 @@ def pieces(question: str, rules: dict) -> list[Clause]:
         lead = next((t for t in toks if t not in greet), "")
         c.asks = c.raw.rstrip().endswith("?") or lead in first or any(t in qwords for t in toks)
         c.states = not c.asks and lead in subjects
-        if len(out) > 1 and not c.asks and not c.states and c.kind == "question" and \
-                _names_message(c.raw.rstrip(" .!;"), rules):
+        if len(out) > 1 and not c.asks and not c.states and c.kind == "question" and (
+                _names_message(c.raw.rstrip(" .!;"), rules) or any(tuple(toks[:len(o)]) == o for o in openers)):
             c.kind = "purpose"  # ('<topic> pricing question.' before the question): a sentence saying what the message is
     return out
 
