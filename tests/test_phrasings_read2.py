@@ -176,3 +176,19 @@ def test_a_question_naming_nothing_asks_what_was_reported_before_it(pipeline, ad
 def test_an_exclusion_of_records_with_no_location(pipeline, admin):
     a = ask(pipeline, "how many Salem crashes, ignoring the ones with no coordinates")
     assert a.rows[0][0] == scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM' AND geom IS NOT NULL")
+
+
+def test_a_breakdown_by_area_keeps_the_records_outside_every_area(pipeline, admin):
+    a = ask(pipeline, "how many bus shelters per neighbourhood")
+    outside = scalar(admin, """SELECT count(*) FROM ma.bus_shelter s WHERE NOT EXISTS (SELECT 1 FROM ma.neighborhood n
+                               WHERE ST_Intersects(n.geom, s.geom))""")
+    got = dict((r[0], r[1]) for r in a.rows)
+    assert got.get(None, 0) == outside
+    assert len([k for k in got if k is not None]) == scalar(admin, "SELECT count(*) FROM ma.neighborhood")
+    a = ask(pipeline, "which 3 neighbourhoods have the most bus shelters")  # (a ranking: only the areas)
+    assert None not in [r[0] for r in a.rows]
+
+
+def test_a_misspelt_word_tied_between_two_is_the_one_making_a_phrase(pipeline, admin):
+    a = ask(pipeline, "how many traffic signls are in Cambridge")
+    assert a.rows[0][0] == scalar(admin, "SELECT count(*) FROM ma.traffic_signal")

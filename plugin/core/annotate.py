@@ -257,10 +257,17 @@ class Annotator:
             if i in used or t not in ann.unknown or t in self.stop or not t.isalpha():
                 continue
             lemma = self.speller.lemma(t)
-            fix = lemma or self.speller.correct(t) or self.grammar.correct(t)
+            fix = lemma or self.speller.correct(t) or self._in_phrase(ann.tokens, i) or self.grammar.correct(t)
             if fix and fix != t:
                 out[i] = {"from": t, "to": fix, "why": "another form of a known word" if lemma else "spelling"}
         return out
+
+    def _in_phrase(self, toks: list[str], i: int) -> str | None:
+        """Of words tied as nearest a misspelt one, the one that makes a phrase of the pack with a word beside it
+        ('traffic signls': 'signals', not 'signs')."""
+        fits = [v for v in self.speller.nearest(toks[i]) if (i > 0 and (toks[i - 1], v) in self.lex.phrases) or
+                (i + 1 < len(toks) and (v, toks[i + 1]) in self.lex.phrases)]
+        return fits[0] if len(fits) == 1 else None
 
     def _set_aside_context(self, ann: Annotation) -> None:
         """A purpose or greeting contributes nothing; a statement only its conditions; their other words are

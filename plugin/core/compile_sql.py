@@ -201,7 +201,7 @@ class Compiler(Measures):
         selects: list[exp.Expression] = []
         keys: list[exp.Expression] = []
         src: exp.Expression = cte_ref(n.inputs[0], "t")
-        join = None
+        join, area_said = None, None
         for g in n.groups:
             if g.kind == "area":
                 # every area is listed, those without any record with 0
@@ -219,6 +219,7 @@ class Compiler(Measures):
                 src = table_ref(self.pack, area, "a") if g.empty else src
                 selects.append(name.as_(g.name))
                 keys.append(name.copy())
+                area_said = (area, g.name, on.copy())
                 continue
             value, sort = self.group_value(ent, g, "t")
             if (sort is None) != (g.order is None):
@@ -227,10 +228,27 @@ class Compiler(Measures):
             if sort is not None:
                 selects.append(sort.as_(g.order))
             keys.append(value.copy() if sort is None or not sort.find(exp.Extract) else sort.copy())
+        if join and join[2] == "full" and area_said and not area_said[2].find(exp.EQ):
+            return self._areas_and_outside(n, ent, selects, keys, *area_said)
         sel = exp.select(*selects, *self.measures(n.measure, ent, "t")).from_(src)
         if join:
             sel = sel.join(join[0], on=join[1], join_type=join[2])
         return sel.group_by(*keys) if keys else sel
+
+    def _areas_and_outside(self, n: Aggregate, ent, selects: list, keys: list, area, name_as: str,
+                           on: exp.Expression) -> exp.Expression:
+        """Every area (the empty ones with 0) and the records outside every area as one more group: by where
+        the records lie, which a FULL JOIN cannot do (PostgreSQL joins in full only on equal values)."""
+        records = cte_ref(n.inputs[0], "t")
+        areas = (exp.select(*selects, *self.measures(n.measure, ent, "t")).from_(table_ref(self.pack, area, "a"))
+                 .join(records, on=on, join_type="left").group_by(*keys))
+        inside = exp.Exists(this=exp.select("1").from_(table_ref(self.pack, area, "a")).where(on.copy()))
+        none = [exp.cast(exp.Null(), "text").as_(name_as) if sl.alias_or_name == name_as else sl.copy() for sl in selects]
+        others = [k.copy() for k in keys if not (isinstance(k, exp.Column) and k.table == "a")]
+        outside = exp.select(*none, *self.measures(n.measure, ent, "t")).from_(records.copy()).where(exp.Not(this=inside))
+        outside = (outside.group_by(*others) if others else outside).having(exp.GT(this=exp.Count(this=exp.Star()),
+                                                                                   expression=exp.Literal.number(0)))
+        return exp.union(areas, outside, distinct=False)  # (the group outside only when some record is)
 
     def rate_by_group(self, n: RateByGroup) -> exp.Select:
         """Each group's rate over its own population, joined by name (and the pack's other spellings)."""

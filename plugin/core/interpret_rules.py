@@ -10,6 +10,7 @@ from .intent import assemble_intent
 from .pack import Pack, language_for
 from .numbers import split_range
 from .phrasing import (applies, compared_field, either, is_event, is_place_pred, listed_fields, measurable, value_run,
+                       number_before,
                        no_records, numeric, plural, pred_fields, value_predicate)
 from .relation_sides import near_sides, support_sides
 from .sides import comparison_sides
@@ -448,7 +449,14 @@ def _groups(w: Work) -> None:
     for grp in groups_by_label_word(cx, f, cx.cue("group")):
         if grp not in f.group_by:
             f.group_by.append(grp)
+    # a breakdown by area keeps the records outside every area as a group of their own, as a NULL group of a
+    # field is kept; a ranking, 'which <areas>', a place named ('<city> neighbourhoods') or the areas counted
+    # ('each of the 13 <areas>') asks only of the areas
+    only_areas = bool(cx.cue("rank_desc") or cx.cue("rank_asc") or w.topn or cx.cue("which") or cx.cue("exists")
+                      or f.scope or w.scope_spans or number_before(w.ann.tokens, w.group_spans))
     for g in f.group_by:
+        # (and only records of the areas' own coverage: statewide records outside a city's areas are no group)
+        g.outside = g.kind == "area" and not only_areas and _same_coverage(w.pack, f.target, g.key)
         if g.kind == "area" and (cx.cue("exists") or cx.cue("which")) and not cx.cue("keep_empty"):
             g.empty = False  # ('<areas> with one or more <records>', 'which <areas> have ...'): those with some
         if g.kind == "area" and cx.cue("keep_outside"):
@@ -468,6 +476,12 @@ def _groups(w: Work) -> None:
                 g = Group("time", readings(s, "timepart")[0])
                 if g not in f.group_by:
                     f.group_by.append(g)
+
+
+def _same_coverage(pack: Pack, records: str, areas: str) -> bool:
+    """Whether records and an area layer cover the same area (the city's crash reports and its neighbourhoods)."""
+    a, b = pack.entities.get(records), pack.entities.get(areas)
+    return bool(a and b and a.coverage.get("area") and a.coverage.get("area") == b.coverage.get("area"))
 
 
 def _each_place_rate(w: Work) -> None:

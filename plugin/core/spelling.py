@@ -83,9 +83,19 @@ class Speller:
 
     def correct(self, word: str) -> str | None:
         """The single vocabulary word within the allowed edits, or None (none, or a tie)."""
+        tied = self.nearest(word)
+        if not tied:
+            return None
+        shared = frozenset.intersection(*[self.meaning.get(v, frozenset([v])) for v in tied])
+        if not shared:
+            return None  # two words as close that mean different things: guessing would be a coin toss
+        return tied[0]
+
+    def nearest(self, word: str) -> list[str]:
+        """The vocabulary words nearest a word within the allowed edits (several when tied)."""
         k = min(allowed_edits(word), self.most)
         if k == 0 or word in self.protected or not word.isalpha():
-            return None
+            return []
         best: list[tuple[int, str]] = []
         for v in self.vocab:
             if abs(len(v) - len(word)) > k or len(v) < 4 or v == word:  # (a known word misspelt in the data itself)
@@ -93,14 +103,8 @@ class Speller:
             d = edit_distance(word, v)
             if d <= k:
                 best.append((d, v))
-        if not best:
-            return None
         best.sort()
-        tied = [v for d, v in best if d == best[0][0]]
-        shared = frozenset.intersection(*[self.meaning.get(v, frozenset([v])) for v in tied])
-        if not shared:
-            return None  # two words as close that mean different things: guessing would be a coin toss
-        return tied[0]
+        return [v for d, v in best if d == best[0][0]]
 
 
 def number_runs(toks: list[str], number_words: dict, joiners: set[str] | None = None) -> tuple[list[str], list[dict]]:
