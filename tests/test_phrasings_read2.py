@@ -192,3 +192,14 @@ def test_a_breakdown_by_area_keeps_the_records_outside_every_area(pipeline, admi
 def test_a_misspelt_word_tied_between_two_is_the_one_making_a_phrase(pipeline, admin):
     a = ask(pipeline, "how many traffic signls are in Cambridge")
     assert a.rows[0][0] == scalar(admin, "SELECT count(*) FROM ma.traffic_signal")
+
+
+def test_a_topic_sentence_naming_the_part_of_a_share_is_no_condition_on_the_whole(pipeline, admin):
+    a = ask(pipeline, "Older-driver focus. What share of crashes had an oldest driver over 74?")
+    part = scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE age_drvr_oldest IN ('75-84', '>84')")
+    assert abs(float(a.rows[0][a.columns.index("share_pct")]) - 100.0 * part / 10000) < 0.01
+
+
+def test_the_most_dangerous_with_only_the_source_named_is_asked_back(pipeline):
+    a = pipeline.ask("which county is the most dangerous in the MassDOT sample?")
+    assert a.status == "clarify" and a.clarify

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .frame import EPDO_FIELD, LENGTH_FIELD, Group, Measure, Predicate, Rank, TimeSpec
-from .phrasing import is_event, is_place_pred, number_before
+from .phrasing import is_event, is_place_pred, number_before, pred_fields
 from .qualifiers import asks_for_one, excluded, names_one
 from .clauses import clause_at
 from .pack import language_for
@@ -126,7 +126,13 @@ def _share(w: Work) -> None:
     cut = split if split is not None else start
     after = [p for s, p in w.target_preds if s.start >= cut and not is_place_pred(pack, p) and not _stated(w, s)]
     f.share_of = after or ([p for _, p in w.target_preds[-1:]] if not w.group_spans and split is None else [])
-    w.target_preds = [(s, p) for s, p in w.target_preds if p not in f.share_of]
+    part = {fe for p in f.share_of for fe in pred_fields(pack, p)}
+    # ('<topic>. What share of <records> had <part>?'): a statement naming the part's own field is its topic,
+    # never a condition on the whole
+    asking = clause_at(w.ann.clauses, asked)
+    w.target_preds = [(s, p) for s, p in w.target_preds if p not in f.share_of and not (
+        part and s.end <= asked and clause_at(w.ann.clauses, s.start) not in (None, asking) and not excluded(w.ann, s)
+        and set(pred_fields(pack, p)) <= part)]
     late_time = [s for s in w.time_spans if s.start >= cut and split is not None] if not f.share_of else []
     if not f.share_of and late_time:
         tv = TimeSpec()

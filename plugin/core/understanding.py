@@ -88,9 +88,11 @@ def judgement(pack: Pack, lang: dict, ann, frame: Frame) -> dict | None:
     text = " ".join(ann.tokens)
     said = next((w for w in sorted(j.get("words", []), key=len, reverse=True) if f" {w} " in f" {text} "), None)
     measures = {"count", "epdo", "rate", "sum", "avg", "share"}
+    # (records named as a source, 'in the statewide sample', say where to look, not what to count)
+    sources = set(lang.get("source_words", []))
     named = any(s.kind == "cue" and s.value in measures for s in ann.spans) or any(
-        s.kind == "entity" and pack.entities[s.value].time for s in ann.spans if isinstance(s.value, str)
-        and s.value in pack.entities)
+        s.kind == "entity" and pack.entities[s.value].time and s.text.split()[-1] not in sources for s in ann.spans
+        if isinstance(s.value, str) and s.value in pack.entities)
     if not said or named:
         return None
     ent = pack.entity(frame.target) if frame.target in pack.entities else \
