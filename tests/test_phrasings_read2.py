@@ -203,3 +203,16 @@ def test_a_topic_sentence_naming_the_part_of_a_share_is_no_condition_on_the_whol
 def test_the_most_dangerous_with_only_the_source_named_is_asked_back(pipeline):
     a = pipeline.ask("which county is the most dangerous in the MassDOT sample?")
     assert a.status == "clarify" and a.clarify
+
+
+def test_a_number_label_read_with_its_fields_unit(pipeline, admin):
+    a = ask(pipeline, "bike crash file: crashes on streets posted at 30 mph")
+    assert a.rows[0][0] == scalar(admin, "SELECT count(*) FROM ma.cambridge_bicycle_crash WHERE trim(speed_limit) = '30'")
+
+
+def test_one_feature_named_twice_around_its_layer_word(pipeline, admin):
+    a = ask(pipeline, "how many ramps within 300 feet of the Central Square intersection (Brattle St & Sparks St)")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.pedestrian_ramp r WHERE EXISTS (SELECT 1 FROM
+                                           ma.intersection i WHERE i.intersection = 'Brattle St & Sparks St'
+                                           AND ST_DWithin(r.geom, i.geom, 91.44))""")
+    assert "central square" in a.understood["context"]

@@ -49,6 +49,11 @@ class Lexicon:
                     lex.add(w, "field", (e.name, f.name))
                     if not w.endswith("s"):
                         lex.add(w + "s", "field", (e.name, f.name))  # "streets" groups like "street"
+                if f.kind == "coded" and f.unit and not f.match_labels:
+                    # ('posted at 25 mph'): a label that is a number is read with the field's unit after it
+                    for code in f.codes:
+                        if str(code).strip().isdigit():
+                            lex.add(f"{str(code).strip()} {f.unit}", "label", (e.name, f.name, norm_label(code)))
                 if f.kind == "coded" and f.match_labels:
                     for code in f.codes:
                         parts = code.split(f.separator) if f.separator else [code]

@@ -21,6 +21,21 @@ def set_aside(ann, pack: Pack, lang: dict, rules: dict, records: Callable[[Span]
     _time_named(ann, rules, set(lang.get("stopwords", [])))
     _dimension_asked(ann)
     _layer_word_of_a_label(ann, pack)
+    _one_feature_named_twice(ann)
+
+
+def _one_feature_named_twice(ann) -> None:
+    """'the <square> intersection (<street> & <street>)': two names of features either side of a layer's word name
+    one feature, the one of that layer; the other name is context."""
+    spans = sorted(ann.spans, key=lambda s: s.start)
+    for a, e, b in zip(spans, spans[1:], spans[2:]):
+        if a.kind == b.kind == "anchor" and e.kind == "entity" and a.end == e.start and e.end == b.start:
+            named = [x for x in (b, a) if x.value.get("entity") == e.value]
+            if len(named) == 1:
+                other = a if named[0] is b else b
+                ann.spans.remove(other)
+                ann.context.append(other.text)
+                return
 
 
 def _layer_word_of_a_label(ann, pack: Pack) -> None:
