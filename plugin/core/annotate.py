@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 
 from .anchors import PARTIAL_SCORE, AnchorIndex
 from .clauses import Clause, asked_positions, classify, clause_at, pieces
+from .exclusion_scope import either_way, exclusion_scopes
 from .numbers import band, comparisons
 from .pack import Pack, language_for, norm_label
 from .phrase_rules import apply_rewrites, rewrite_rules, rule_files
@@ -182,30 +183,9 @@ class Annotator:
         ann.unknown = [u for u in ann.unknown if u not in verbs]
         ann.context += [v for v in dict.fromkeys(verbs) if v not in ann.context]
         ann.excluded = exclusion_scopes(ann, self.rules.get("exclusion", {}))
-        self._either_way(ann)
+        either_way(ann, self.rules.get("exclusion", {}))
         set_aside(ann, self.pack, self.lang, self.rules, self._records)
         return ann
-
-    def _either_way(self, ann: Annotation) -> None:
-        """'<value> or not': the one condition the cue follows is read and set aside (context), not a filter."""
-        rules = self.rules.get("exclusion", {})
-        conds = sorted((s for s in ann.spans if s.kind != "cue"), key=lambda s: s.start)
-        dropped: set[int] = set()
-        for s in [s for s in ann.spans if s.kind == "cue" and str(s.value).startswith("either_way_")]:
-            c = clause_at(ann.clauses, s.start)
-            bounds = (c.start, c.end) if c is not None else (0, len(ann.tokens))
-            if s.value == "either_way_after":
-                covered = _covered(ann, conds, rules, s.start - 1, -1, bounds)[:1]
-            elif s.value == "either_way_kept":  # (only what is counted anyway: a value left blank)
-                covered = [(a, b) for a, b in _covered(ann, conds, rules, s.end, 1, bounds)[:1]
-                           if any(x.start == a and x.kind in rules.get("either_way_kept_covers", []) for x in conds)]
-            else:  # only a field just after the cue: 'of any <value>' still keeps the value ('any dark light')
-                nxt = next((c for c in conds if c.start == s.end), None)
-                covered = [(nxt.start, nxt.end)] if nxt and nxt.kind in rules.get("either_way_before_covers", []) else []
-            dropped |= {i for a, b in covered for i in range(a, b)} | set(range(s.start, s.end)) if covered else set()
-        if dropped:
-            ann.spans = [s for s in ann.spans if s.start not in dropped]
-            ann.context += [ann.tokens[i] for i in sorted(dropped)]
 
     def _context(self, ann: Annotation, clauses: list[Clause]) -> Annotation:
         ann.clauses = [replace(c) for c in clauses]
@@ -479,48 +459,3 @@ def _reported(toks: list[str], c: Clause, verbs: list[str]) -> int:
             if toks[i:i + len(w)] == w:
                 return i + len(w)
     return c.start
-
-
-def exclusion_scopes(ann: Annotation, rules: dict) -> list[tuple[int, int, str]]:
-    """(start, end, cue) of the conditions an exclusion cue covers: right after a `before` cue (or right before
-    an `after` cue), joined only by the rule file's joiners. A place a `before` cue names is covered too, so it
-    is asked back rather than counted."""
-    passes = set(rules.get("passes", []))
-    cued = set(rules.get("covers_cues", []))  # ('ignore the ones with no coordinates'): a cue that is a condition
-    conds = sorted([s for s in ann.spans if s.kind != "cue" or s.value in cued] + [s for s in ann.aside if s.kind in passes],
-                   key=lambda s: s.start)
-    out = []
-    for s in ann.spans:
-        sides = [v for k, v in (s.items or [(s.kind, s.value)]) if k == "cue" and v in ("exclude_before", "exclude_after")]
-        for side in sides:
-            fwd = side == "exclude_before"
-            said = (lambda t, cue=s.text: f"{cue} {t}") if fwd else (lambda t, cue=s.text: f"{t} {cue}")
-            c = clause_at(ann.clauses, s.start)
-            lo, hi = (c.start, c.end) if c is not None else (0, len(ann.tokens))
-            out += [(a, b, said) for a, b in _covered(ann, conds, rules, s.end if fwd else s.start - 1, 1 if fwd else -1,
-                                                      (lo, hi))]
-    return out
-
-
-def _covered(ann: Annotation, conds: list[Span], rules: dict, pos: int, step: int,
-             bounds: tuple[int, int]) -> list[tuple[int, int]]:
-    """Walk from `pos` in direction `step` over conditions, passed spans and joiners, within the cue's clause
-    (`bounds`); the conditions covered."""
-    joiners, covers = set(rules.get("joiners", [])), set(rules.get("covers", []))
-    passes, asks = set(rules.get("passes", [])), set(rules.get("asks_back", []))
-    heads = set(rules.get("names_place", []))
-    covered: list[tuple[int, int]] = []
-    kinds: list[str] = []
-    while bounds[0] <= pos < bounds[1]:
-        hit = next((c for c in conds if (c.start if step > 0 else c.end - 1) == pos), None)
-        if hit is None and ann.tokens[pos] not in joiners:
-            break
-        if hit is not None:
-            if hit.kind in covers or hit.kind == "cue" and hit.value in set(rules.get("covers_cues", [])) or (
-                    step > 0 and hit.kind in asks and all(k in heads for k in kinds)):
-                covered.append((hit.start, hit.end))
-                kinds.append(hit.kind)
-            elif hit.kind not in passes:
-                break
-        pos = (hit.end if step > 0 else hit.start - 1) if hit is not None else pos + step
-    return covered

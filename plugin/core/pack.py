@@ -146,6 +146,18 @@ class Pack:
     def qualified(self, entity: Entity) -> str:
         return f"{self.schema}.{entity.table}"
 
+    def never_among(self, ent: Entity, c: Concept) -> bool:
+        """Whether a concept holds only for other records of the same table, which the records' own condition
+        rules out ('bus stops, not subway': the stops file's bus stops are never subway stops)."""
+        own = ent.where or {}
+        mine = set(own.get("in", [own["eq"]] if "eq" in own else []))
+        for other, w in c.where.items():
+            o = self.entities.get(other)
+            theirs = set(w.get("in", [w["eq"]] if "eq" in w else []))
+            if o is None or o.table != ent.table or w.get("field") != own.get("field") or not theirs or theirs & mine:
+                return False
+        return bool(mine and c.where)
+
     def labels_for(self, entity: Entity, field_name: str, wanted: list[Any], mode: str = "in") -> list[str]:
         """Published labels matching readable values: same label ignoring case/padding, or (mode 'has') a part of it."""
         f = entity.fields[field_name]

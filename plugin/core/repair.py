@@ -145,25 +145,11 @@ class Repairer:
                              text=q.text, negate=q.negate)
         return Predicate(op="any", any_of=members, text=q.text, entity=ent.name, negate=q.negate)
 
-    def _never_among(self, ent: Entity, c) -> bool:
-        """Whether a concept holds only for other records of the same table, which the records' own condition
-        rules out ('bus stops, not subway': the stops file's bus stops are never subway stops)."""
-        own = ent.where or {}
-        mine = set(own.get("in", [own["eq"]] if "eq" in own else []))
-        if not mine:
-            return False
-        for other, w in c.where.items():
-            o = self.pack.entities.get(other)
-            theirs = set(w.get("in", [w["eq"]] if "eq" in w else []))
-            if o is None or o.table != ent.table or w.get("field") != own.get("field") or not theirs or theirs & mine:
-                return False
-        return bool(c.where)
-
     def _resolve_concept(self, ent: Entity, q: Predicate, path: str, log, r: RepairResult) -> Predicate | None:
         """A pack concept through its 'where' for these records, or None (left out, said) when it has none."""
         c = self.pack.concepts.get(q.concept)
         where = c.where.get(ent.name) if c else None
-        if where is None and q.negate and c and self._never_among(ent, c):
+        if where is None and q.negate and c and self.pack.never_among(ent, c):
             r.notes.append(f"'{q.text or q.concept}': no {ent.plural} are such records, so none is left out")
             log("already_excluded", path, q.concept, None, f"{ent.label} records never meet '{q.text}'")
             return None

@@ -17,18 +17,9 @@ def _side_label(span: Span) -> str:
 
 
 
-def comparison_sides(cx: Ctx, f: Frame, scope_spans: list, time_spans: list, target_preds: list,
-                     place_pred: Callable[[Predicate], bool] = lambda p: False) -> list[Side]:
-    """Items of one kind joined by comparison words ('boston vs worcester', 'at night or in daylight') become
-    sides, each with its own predicate; everything else stays shared by all sides."""
-    items: dict[str, list[tuple[Span, object]]] = {"place": [(a, a) for a in scope_spans], "pred": list(target_preds),
-                                                   "year": [], "range": [], "dow": [], "month": []}
-    for t in time_spans:
-        v = t.value
-        kind = "range" if {"year_range", "year_from", "year_to"} & set(v) else "year" if "years" in v and "months" not in v else \
-            "dow" if "isodow" in v else "month" if "months" in v else None
-        if kind:
-            items[kind].append((t, t))
+def _best_chain(cx: Ctx, items: dict) -> tuple[list, str]:
+    """The longest run of items of one kind that comparison or list words join, and its kind; runs a comparison
+    word joins come before items that merely stand side by side."""
     best: list[tuple[Span, object]] = []
     best_kind, best_rank = "", (False, 0)
     for kind, lst in items.items():
@@ -44,9 +35,24 @@ def comparison_sides(cx: Ctx, f: Frame, scope_spans: list, time_spans: list, tar
                 split = split or bool(set(gap) & words(cx.pack, 'split_words'))
             elif len(chain) < 2:
                 chain, split = [it], False
-        # (items a comparison word joins are the sides before items that merely stand side by side)
         if len(chain) >= 2 and (split, len(chain)) > best_rank:
             best, best_kind, best_rank = chain, kind, (split, len(chain))
+    return best, best_kind
+
+
+def comparison_sides(cx: Ctx, f: Frame, scope_spans: list, time_spans: list, target_preds: list,
+                     place_pred: Callable[[Predicate], bool] = lambda p: False) -> list[Side]:
+    """Items of one kind joined by comparison words ('boston vs worcester', 'at night or in daylight') become
+    sides, each with its own predicate; everything else stays shared by all sides."""
+    items: dict[str, list[tuple[Span, object]]] = {"place": [(a, a) for a in scope_spans], "pred": list(target_preds),
+                                                   "year": [], "range": [], "dow": [], "month": []}
+    for t in time_spans:
+        v = t.value
+        kind = "range" if {"year_range", "year_from", "year_to"} & set(v) else "year" if "years" in v and "months" not in v else \
+            "dow" if "isodow" in v else "month" if "months" in v else None
+        if kind:
+            items[kind].append((t, t))
+    best, best_kind = _best_chain(cx, items)
     sides: list[Side] = []
     if not best:
         ranges = items["range"]
