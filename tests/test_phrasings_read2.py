@@ -216,3 +216,24 @@ def test_one_feature_named_twice_around_its_layer_word(pipeline, admin):
                                            ma.intersection i WHERE i.intersection = 'Brattle St & Sparks St'
                                            AND ST_DWithin(r.geom, i.geom, 91.44))""")
     assert "central square" in a.understood["context"]
+
+
+def test_a_share_of_records_a_relative_clause_describes(pipeline, admin):
+    a = ask(pipeline, "what percentage of the crashes that happened on wet roads resulted in an injury")
+    wet = "road_surf_cond_descr = 'Wet'"
+    whole = scalar(admin, f"SELECT count(*) FROM ma.massdot_crash WHERE {wet}")
+    part = scalar(admin, f"""SELECT count(*) FROM ma.massdot_crash WHERE {wet}
+                             AND crash_severity_descr IN ('Fatal injury', 'Non-fatal injury')""")
+    assert abs(float(a.rows[0][a.columns.index("share_pct")]) - 100.0 * part / whole) < 0.01
+
+
+def test_months_said_outright_define_a_season_named_elsewhere(pipeline, admin):
+    a = ask(pipeline, "Winter came up. How many Salem crashes happened in November or December?")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'
+                                           AND extract(month from crash_date) IN (11, 12)""")
+
+
+def test_that_is_spelled_short(pipeline, admin):
+    a = ask(pipeline, "Salem crashes in the evening, i.e. in the 5 PM or 6 PM hour")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'
+                                           AND extract(hour from crash_time) IN (17, 18)""")

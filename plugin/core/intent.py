@@ -8,7 +8,7 @@ from .phrasing import is_event, is_place_pred, number_before, pred_fields
 from .qualifiers import asks_for_one, excluded, names_one
 from .clauses import clause_at
 from .pack import language_for
-from .spans import readings, time_from_span
+from .spans import readings, time_from_span, words
 
 if TYPE_CHECKING:
     from .interpret_rules import Work
@@ -113,6 +113,20 @@ def _unit_said(w: Work, cue) -> str | None:
                  and units[toks[i]] != 1.0), None)
 
 
+def _split_at(w: Work, start: int) -> int | None:
+    """Where the part of a share starts: the first split word after `start`; but a relative clause right after the
+    records ('... of the <records> that happened <whole>, resulted in <part>') describes the whole, so the split
+    is then the first split word past a condition of that clause."""
+    cues = sorted(c.start for c in w.cx.cue("share_split") if c.start >= start)
+    rel = words(w.pack, "relative_words")
+    if len(cues) > 1 and w.target_span and cues[0] == w.target_span.end and w.ann.tokens[cues[0]] in rel:
+        conds = [s.start for s, _ in w.target_preds]
+        past = next((c for c in cues[1:] if any(cues[0] < x < c for x in conds)), None)
+        if past is not None:
+            return past
+    return cues[0] if cues else None
+
+
 def _share(w: Work) -> None:
     """The part of a share: conditions after the split word, else a late time, the relation, or a late place."""
     f, pack = w.f, w.pack
@@ -122,7 +136,7 @@ def _share(w: Work) -> None:
                                                            if s.start > w.target_span.start):
         # 'of the <records> that <whole>, what share were <part>': the share word divides them
         start = asked
-    split = next((c.start for c in w.cx.cue("share_split") if c.start >= start), None)
+    split = _split_at(w, start)
     cut = split if split is not None else start
     after = [p for s, p in w.target_preds if s.start >= cut and not is_place_pred(pack, p) and not _stated(w, s)]
     f.share_of = after or ([p for _, p in w.target_preds[-1:]] if not w.group_spans and split is None else [])

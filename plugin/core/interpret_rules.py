@@ -243,6 +243,10 @@ def _predicates(w: Work) -> None:
     if any("hours" in s.value and not s.value.get("vague") for s in w.time_spans):
         # 'evening (6pm or later)', 'mornings 7-9am': the hours said outright define the vague word
         w.time_spans = [s for s in w.time_spans if not s.value.get("vague")]
+    if any("months" in s.value and "season" not in s.value for s in w.time_spans) and not any(
+            c.text != "or" for c in w.cx.cue("compare")):
+        # ('winter riding ... November to February'): the months said outright define the season
+        w.time_spans = [s for s in w.time_spans if "season" not in s.value]
 
 
 def _compared_numbers(w: Work) -> None:
