@@ -237,3 +237,10 @@ def test_that_is_spelled_short(pipeline, admin):
     a = ask(pipeline, "Salem crashes in the evening, i.e. in the 5 PM or 6 PM hour")
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'
                                            AND extract(hour from crash_time) IN (17, 18)""")
+
+
+def test_a_layer_word_naming_the_field_of_the_values_before_it(pipeline, admin):
+    a = ask(pipeline, "crashes on ice or slush covered roads, by county")
+    assert len(a.frame["group_by"]) == 1
+    assert sum(r[1] for r in a.rows) == scalar(admin, """SELECT count(*) FROM ma.massdot_crash
+                                                      WHERE road_surf_cond_descr IN ('Ice', 'Slush')""")

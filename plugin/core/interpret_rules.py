@@ -179,6 +179,8 @@ def _second_entities(w: Work) -> None:
         if target_span and readings(s, "entity") and readings(s, "entity")[0] in (
                 readings(target_span, "entity")[0], pack.entities[readings(target_span, "entity")[0]].shares_words_with):
             continue  # "<records> ... were <value> <records>", "<records> in the <source> data": the same records twice
+        if s is not target_span and readings(s, "entity") and _field_of_values_before(w, s):
+            continue  # ('<value> or <value> covered roads'): the field the values are of, no layer
         if s is not target_span and readings(s, "entity"):
             # a second entity word with no relation cue: a superlative makes it a group ("towns with most crashes"),
             # and so does a condition on the count ("towns with more than 100 crashes")
@@ -197,6 +199,13 @@ def _second_entities(w: Work) -> None:
         # "epdo for the neighbourhoods": areas are what the events are counted by, not what is counted
         w.group_spans.append(target_span)
         f.target = ""
+
+
+def _field_of_values_before(w: Work, s: Span) -> bool:
+    """Whether a word that also names a layer names the field of the values said just before it."""
+    fields = set(readings(s, "field"))
+    return bool(fields) and any(0 <= s.start - v.end <= 1 and {tuple(r[:2]) for r in readings(v, "label")} & fields
+                                for v in w.spans if v.kind in ("label", "concept"))
 
 
 def _named_fields(w: Work, s: Span, joins: set[str]) -> set:
