@@ -263,7 +263,7 @@ class Annotator:
         classify(ann.clauses, cues, set(rules.get("question_cues", [])))
         leads = {id(c): _reported(ann.tokens, c, rules.get("reporting_verbs", [])) if c.kind == "question" else c.start
                  for c in ann.clauses}
-        # (a direct question naming nothing, 'can you work it out for each?', asks what was reported before it)
+        # (a direct question naming nothing, 'can you do that for each?', asks what was reported before it)
         direct = any(c.kind == "question" and leads[id(c)] == c.start and any(c.start <= x.start < c.end and x.kind in (
             "entity", "label", "concept", "anchor", "field", "time", "per", "distance", "area_shape") for x in ann.spans)
             for c in ann.clauses)

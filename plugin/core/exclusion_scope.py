@@ -31,7 +31,7 @@ def exclusion_scopes(ann, rules: dict) -> list[tuple[int, int, str]]:
     an `after` cue), joined only by the rule file's joiners. A place a `before` cue names is covered too, so it
     is asked back rather than counted."""
     passes = set(rules.get("passes", []))
-    cued = set(rules.get("covers_cues", []))  # ('ignore the ones with no coordinates'): a cue that is a condition
+    cued = set(rules.get("covers_cues", []))  # ('skip those lacking coordinates'): a cue that is a condition
     conds = sorted([s for s in ann.spans if s.kind != "cue" or s.value in cued] + [s for s in ann.aside if s.kind in passes],
                    key=lambda s: s.start)
     out = []

@@ -289,7 +289,7 @@ def _compared_numbers(w: Work) -> None:
 
 
 def _defined_by_numbers(w: Work, s: Span) -> None:
-    """('a teen aged 16 to 20'): the numbers said right after a concept define it: the concept's own labels give
+    """('a teen, aged 17 to 19'): the numbers said right after a concept define it: the concept's own labels give
     way to them."""
     w.target_preds = [(x, p) for x, p in w.target_preds if not (
         p.concept and x.kind == "concept" and 0 <= s.start - x.end <= 1 and not excluded(w.ann, x))]
