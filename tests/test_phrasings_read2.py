@@ -4,12 +4,7 @@ leads that say what the message is, remarks after the question."""
 from __future__ import annotations
 
 from conftest import scalar
-
-
-def ask(pipeline, q):
-    a = pipeline.ask(q)
-    assert a.status == "answered", (q, a.status, a.answer, a.error)
-    return a
+from test_phrasings_read import ask
 
 
 def test_a_numeric_range_selects_the_bands_inside_it(pipeline, admin):
