@@ -42,7 +42,11 @@ def pieces(question: str, rules: dict) -> list[Clause]:
         closed = bool(m) and m.group(0).strip()[:1] in (":", "-", "\u2013", "\u2014")
         # ('<topic> check:', '<topic> angle for the report -'): a closed lead with a word for what the message is, is its purpose
         purpose = purpose or closed and _names_message(sent[:m.start()], rules)
-        if m and (purpose or closed) and sent[m.end():].strip():
+        ask = _request_in(sent[:m.start()], rules) if m and purpose and not deadline else None
+        if ask:  # ('for the <study> i need the list of ...,'): the purpose ends where the speaker asks
+            out.append(Clause(sent[:ask], kind="purpose"))
+            sent = sent[ask:]
+        elif m and (purpose or closed) and sent[m.end():].strip():
             out.append(Clause(sent[:m.start()], kind="deadline" if deadline else "purpose" if purpose else "question"))
             sent = sent[m.end():]
         out += _trailing(sent, rules)
@@ -80,6 +84,14 @@ def _lead(sent: str, rules: dict) -> re.Match | None:
         if later.group(0).strip()[:1] != "," and _names_message(sent[:later.start()], rules):
             return later
     return m
+
+
+def _request_in(lead: str, rules: dict) -> int | None:
+    """Where, inside a purpose lead, the speaker starts asking ('<purpose> I need ...'), if they do."""
+    speakers = "|".join(map(re.escape, rules.get("statement_openers", [])))
+    verbs = "|".join(re.escape(v).replace(r"\ ", r"\s+") for v in rules.get("reporting_verbs", []))
+    m = re.search(rf"(?i)\s(?:{speakers})\s+(?:{verbs})\b", lead)
+    return m.start() + 1 if m else None
 
 
 def _names_message(lead: str, rules: dict) -> bool:
