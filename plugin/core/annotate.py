@@ -148,7 +148,8 @@ class Annotator:
                                protected=(names - self.known_words) | _named_elsewhere(pack), meaning=meaning)
         # a long grammar word misspelt by one letter ('conditon') is that grammar word: read as such, not left over
         # (forms of one verb tie without harm: 'happend' is as near 'happened' as 'happens')
-        grammar = {w for w in self.stop if len(w) >= 6 and w.isalpha()}
+        # (and a short one with two letters swapped: 'teh')
+        grammar = {w for w in self.stop if (len(w) >= 6 or len(w) == 3) and w.isalpha()}
         self.grammar = Speller(vocab=grammar, protected=self.speller.protected, most=1,
                                meaning={w: lemmas(w) for w in grammar})
 

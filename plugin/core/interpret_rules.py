@@ -444,7 +444,7 @@ def _near(w: Work) -> None:
         n.distance_text = w.distances[0].value["text"]
     n.filters = w.support_preds
     n.scope = [_place(a) for a in w.support_scope]
-    n.quantifier = quantifier(w.ann, w.pack, w.near_spans[0] if w.near_spans else None, w.distances)
+    n.quantifier = quantifier(w.ann, w.pack, w.near_spans[0] if w.near_spans else None, w.distances, w.f.target)
     if w.cx.cue("nearest"):
         # 'the nearest signal', 'which school is closest': one; 'nearest schools': the pack's default number
         one = w.target_span is not None and not plural(w.pack, w.target_span)

@@ -76,11 +76,12 @@ def _ends_at(toks: list[str], phrases: list[str], end: int, window: int) -> bool
     return False
 
 
-def quantifier(ann: Annotation, pack: Pack, support: Span | None, distances: list[Span]) -> str:
+def quantifier(ann: Annotation, pack: Pack, support: Span | None, distances: list[Span], target: str = "") -> str:
     """'no <feature> within <d>', 'farther than <d> from any <feature>': none; otherwise some."""
     rules = rule_files(pack.raw.get("language", "en")).get("quantifiers", {})
     window = int(rules.get("window", 3))
-    if support is not None and is_event(pack, readings(support, "entity")):
+    # (features dated by when they were added are still features to crashes, whose rows are the events)
+    if support is not None and is_event(pack, readings(support, "entity")) and not (target and is_event(pack, [target])):
         return "some"  # 'schools with no crash within 100 m': a count of at most 0 per feature (no_records)
     # (the support may be named twice: 'no <feature> within 100 feet (the <feature> layer)')
     named = [x for x in ann.spans if support is not None and set(readings(x, "entity")) & set(readings(support, "entity"))]

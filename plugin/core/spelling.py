@@ -61,8 +61,14 @@ def edit_distance(a: str, b: str) -> int:
 
 
 def allowed_edits(word: str) -> int:
-    """Edits a word of this length may carry and still be read as a vocabulary word (short words: none)."""
-    return 0 if len(word) < 5 else 1 if len(word) < 8 else 2
+    """Edits a word of this length may carry and still be read as a vocabulary word (two letters: none)."""
+    return 0 if len(word) < 3 else 1 if len(word) < 8 else 2
+
+
+def _slip(word: str, v: str) -> bool:
+    """Whether a short word is `v` typed with two letters swapped or one left out ('teh', 'fatl'), the slips a
+    short word can carry and stay readable."""
+    return sorted(v) == sorted(word) or len(v) == len(word) + 1
 
 
 @dataclass
@@ -94,14 +100,16 @@ class Speller:
     def nearest(self, word: str) -> list[str]:
         """The vocabulary words nearest a word within the allowed edits (several when tied)."""
         k = min(allowed_edits(word), self.most)
-        if k == 0 or word in self.protected or not word.isalpha():
-            return []
+        short = len(word) < 5
+        if k == 0 or word in self.protected or not word.isalpha() or short and parts_of_speech(word):
+            return []  # (a short English word is meant as typed: 'bust' is no slip of 'bus')
         best: list[tuple[int, str]] = []
         for v in self.vocab:
-            if abs(len(v) - len(word)) > k or len(v) < 4 or v == word:  # (a known word misspelt in the data itself)
+            # (a known word misspelt in the data itself)
+            if abs(len(v) - len(word)) > k or len(v) < (3 if short else 4) or v == word:
                 continue
             d = edit_distance(word, v)
-            if d <= k:
+            if d <= k and (not short or _slip(word, v)):
                 best.append((d, v))
         best.sort()
         return [v for d, v in best if d == best[0][0]]

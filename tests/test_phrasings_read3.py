@@ -1,0 +1,30 @@
+"""Phrasings read in the session of fresh16, through the whole rules pipeline and checked against an analyst's SQL:
+short words typed with a slip, records far from features that carry a date, a purpose lead in which the speaker
+asks."""
+from __future__ import annotations
+
+from conftest import rows, scalar
+from test_phrasings_read import ask
+
+
+def test_a_short_word_typed_with_a_slip(pipeline, admin):
+    a = ask(pipeline, "how many fatl collisions in Salem")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'
+                                           AND crash_severity_descr = 'Fatal injury'""")
+    a = ask(pipeline, "count Lynn collisions in teh dark")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LYNN'
+                                           AND ambnt_light_descr LIKE 'Dark%%'""")
+    a = pipeline.ask("how many bust crashes in Salem")  # an English word is meant as typed, never corrected
+    assert a.status != "answered"
+
+
+def test_records_far_from_features_that_carry_a_date(pipeline, admin):
+    a = ask(pipeline, "2019 cambridge bicycle crashes farther than 50 ft from any bike facility")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_bicycle_crash c WHERE year = 2019
+        AND NOT EXISTS (SELECT 1 FROM ma.bike_facility b WHERE ST_DWithin(c.geom, b.geom, 15.24))""")
+
+
+def test_a_purpose_lead_in_which_the_speaker_asks(pipeline, admin):
+    a = ask(pipeline, "For the corridor memo I need the Lynn collisions on a wet road, by light")
+    assert sorted(map(tuple, a.rows)) == sorted(rows(admin, """SELECT ambnt_light_descr, count(*) FROM ma.massdot_crash
+        WHERE city_town_name = 'LYNN' AND road_surf_cond_descr = 'Wet' GROUP BY 1"""))
