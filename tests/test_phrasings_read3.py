@@ -28,3 +28,12 @@ def test_a_purpose_lead_in_which_the_speaker_asks(pipeline, admin):
     a = ask(pipeline, "For the corridor memo I need the Lynn collisions on a wet road, by light")
     assert sorted(map(tuple, a.rows)) == sorted(rows(admin, """SELECT ambnt_light_descr, count(*) FROM ma.massdot_crash
         WHERE city_town_name = 'LYNN' AND road_surf_cond_descr = 'Wet' GROUP BY 1"""))
+
+
+def test_what_someone_said_is_background_when_the_question_names_its_records(pipeline, admin):
+    a = ask(pipeline, "A resident wrote in about icy roads at night. How many Salem collisions were fatal?")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'
+                                           AND crash_severity_descr = 'Fatal injury'""")
+    a = ask(pipeline, "A resident of Salem wrote in about collisions on icy roads. How many were there?")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'
+                                           AND road_surf_cond_descr = 'Ice'""")

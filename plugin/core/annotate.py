@@ -223,6 +223,17 @@ class Annotator:
             return True
         return c.kind in ("purpose", "deadline") and not self.pack.entities[s.value["entity"]].area
 
+    def _hearsay(self, ann: Annotation, rules: dict) -> None:
+        """A statement of what someone said or wrote ('a resident wrote in about <topic>') is background when the
+        question names the records itself: its topic is no condition."""
+        said = [v.split() for v in rules.get("saying_verbs", [])]
+        asked = [c for c in ann.clauses if c.kind == "question"]
+        if not any(self._names_records(c, ann.spans) for c in asked):
+            return  # ('... . how many were there?'): the question asks of what was said
+        for c in ann.clauses:
+            if c.kind == "statement" and any(ann.tokens[i:i + len(w)] == w for w in said for i in range(c.start, c.end)):
+                c.kind = "hearsay"
+
     def _names_records(self, c: Clause, spans: list[Span]) -> bool:
         """Whether a clause names records that happen (a source), as 'for the 2010 <records>' does."""
         return any(x.kind == "entity" and c.start <= x.start < c.end and self._records(x) for x in spans)
@@ -262,6 +273,7 @@ class Annotator:
         cues = {s.start: str(s.value) for s in ann.spans if s.kind == "cue"}
         self._purpose_tails(ann, rules)
         classify(ann.clauses, cues, set(rules.get("question_cues", [])))
+        self._hearsay(ann, rules)
         leads = {id(c): _reported(ann.tokens, c, rules.get("reporting_verbs", [])) if c.kind == "question" else c.start
                  for c in ann.clauses}
         # (a direct question naming nothing, 'can you do that for each?', asks what was reported before it)
