@@ -37,3 +37,22 @@ def test_what_someone_said_is_background_when_the_question_names_its_records(pip
     a = ask(pipeline, "A resident of Salem wrote in about collisions on icy roads. How many were there?")
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'
                                            AND road_surf_cond_descr = 'Ice'""")
+
+
+def test_values_listed_with_commas_are_alternatives(pipeline, admin):
+    a = ask(pipeline, "share of Essex county collisions on a road surface of sand, wet or ice")
+    part, whole = (scalar(admin, f"""SELECT count(*) FROM ma.massdot_crash WHERE cnty_name = 'ESSEX' {w}""")
+                   for w in ("AND road_surf_cond_descr IN ('Sand, mud, dirt, oil, gravel', 'Wet', 'Ice')", ""))
+    assert abs(float(a.rows[0][a.columns.index("share_pct")]) - 100.0 * part / whole) < 0.01
+
+
+def test_a_word_named_by_the_values_after_it_is_context(pipeline, admin):
+    a = ask(pipeline, "count Lynn collisions on a glazed road surface: ice or slush")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LYNN'
+                                           AND road_surf_cond_descr IN ('Ice', 'Slush')""")
+    assert "glazed" in a.understood["context"]
+
+
+def test_zero_shown_where_there_were_none(pipeline, admin):
+    a = ask(pipeline, "fatal police crash reports of Cambridge per neighbourhood, show 0 where there were none")
+    assert len(a.rows) == scalar(admin, "SELECT count(*) FROM ma.neighborhood")

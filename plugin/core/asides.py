@@ -22,6 +22,20 @@ def set_aside(ann, pack: Pack, lang: dict, rules: dict, records: Callable[[Span]
     _dimension_asked(ann)
     _layer_word_of_a_label(ann, pack)
     _one_feature_named_twice(ann)
+    _named_by_the_values_after(ann, pack)
+
+
+def _named_by_the_values_after(ann, pack: Pack) -> None:
+    """'a <word> <field> - <value>, <value> or <value>': a word the pack lacks, said of a field whose values follow
+    at once, is a name for those values (context), not a word left over."""
+    used = {i for s in ann.spans for i in range(s.start, s.end)}
+    for f in [s for s in ann.spans if s.kind == "field" and s.start > 0]:
+        word = ann.tokens[f.start - 1]
+        values = [v for v in ann.spans if v.kind in ("label", "concept") and 0 <= v.start - f.end <= 1
+                  and set(fields_of(f)) & set(label_sets(pack, v))]
+        if values and word in ann.unknown and f.start - 1 not in used:
+            ann.unknown = [u for u in ann.unknown if u != word]
+            ann.context.append(word)
 
 
 def _one_feature_named_twice(ann) -> None:

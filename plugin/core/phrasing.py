@@ -62,7 +62,9 @@ def either(cx: Ctx, preds: list) -> list:
             joins = set(cx.ann.tokens[j:span.start])
             # ('fatal and injury crashes'): a record holds one value of a field, so 'and' between two values of
             # the same field can only mean either
-            if joins & words or (joins & lists and _one_field(cx.pack, out[-1][1], p)):
+            # (nor can two values side by side, the comma of '<value>, <value> or <value>' gone)
+            side = span.start == out[-1][0].end and _one_field(cx.pack, out[-1][1], p, apart=True)
+            if joins & words or side or (joins & lists and _one_field(cx.pack, out[-1][1], p)):
                 prev_span, prev = out.pop()
                 members = (prev.any_of if prev.op == "any" and not prev.concept else [prev]) + [p]
                 # 'not A or B' leaves out the records meeting either: the negation holds for the group
@@ -78,16 +80,20 @@ def either(cx: Ctx, preds: list) -> list:
 def _values_of(pack: Pack, p) -> dict[tuple[str, str], set]:
     """(entity, field) -> the values a plain value condition allows there: its own, or its concept's."""
     if p.concept and p.concept in pack.concepts:
-        return {(e, w["field"]): set(w["in"]) for e, w in pack.concepts[p.concept].where.items()
+        return {(e, w["field"]): set(map(norm_label, w["in"])) for e, w in pack.concepts[p.concept].where.items()
                 if isinstance(w, dict) and "field" in w and "in" in w}
-    return {(p.entity, p.field): set(p.values)} if p.field and p.op == "in" else {}
+    # (a label of a field holding several values at once, 'rain/snow', may be said with another: not one value)
+    single = p.op == "has" and p.entity in pack.entities and p.field in pack.entities[p.entity].fields and \
+        not pack.entities[p.entity].fields[p.field].separator
+    return {(p.entity, p.field): set(map(norm_label, p.values))} if p.field and (p.op == "in" or single) else {}
 
 
-def _one_field(pack: Pack, a, b) -> bool:
+def _one_field(pack: Pack, a, b, apart: bool = False) -> bool:
     """Whether two conditions give values of one same field, the second not a narrowing of the first: 'fatal
-    and injury' lists kinds (either), 'dark and unlit' narrows (both)."""
+    and injury' lists kinds (either), 'dark and unlit' narrows (both); `apart`: no value in common at all."""
     va, vb = _values_of(pack, a), _values_of(pack, b)
-    return not a.negate and not b.negate and any(not vb[k] < va[k] for k in va.keys() & vb.keys())
+    return not a.negate and not b.negate and any(not (va[k] & vb[k] if apart else vb[k] < va[k])
+                                                 for k in va.keys() & vb.keys())
 
 
 def plural(pack: Pack, span: Span) -> bool:
