@@ -56,3 +56,10 @@ def test_a_word_named_by_the_values_after_it_is_context(pipeline, admin):
 def test_zero_shown_where_there_were_none(pipeline, admin):
     a = ask(pipeline, "fatal police crash reports of Cambridge per neighbourhood, show 0 where there were none")
     assert len(a.rows) == scalar(admin, "SELECT count(*) FROM ma.neighborhood")
+
+
+def test_labels_listed_after_their_field_are_of_that_field(pipeline, admin):
+    a = ask(pipeline, "Lynn collisions by road surface, leaving out the unknown or not reported ones")
+    assert sorted(map(tuple, a.rows)) == sorted(rows(admin, """SELECT road_surf_cond_descr, count(*)
+        FROM ma.massdot_crash WHERE city_town_name = 'LYNN' AND road_surf_cond_descr NOT IN ('Unknown', 'Not reported')
+        GROUP BY 1"""))

@@ -211,8 +211,9 @@ def _field_of_values_before(w: Work, s: Span) -> bool:
 def _named_fields(w: Work, s: Span, joins: set[str]) -> set:
     """Fields named just before a value ('where the <field> was <value>'), or just after the list it closes
     ('<value>, <value> or <value> <field>')."""
-    end = max(v.end for v in value_run(w.spans, w.ann.tokens, s, joins))
-    return {r for x in w.spans if 0 <= s.start - x.end <= 4 or 0 <= x.start - end <= 1 for r in readings(x, "field")}
+    run = value_run(w.spans, w.ann.tokens, s, joins)
+    start, end = min(v.start for v in run), max(v.end for v in run)  # ('<field> ... <value> or <value>': of both)
+    return {r for x in w.spans if 0 <= start - x.end <= 4 or 0 <= x.start - end <= 1 for r in readings(x, "field")}
 
 
 def _predicates(w: Work) -> None:
