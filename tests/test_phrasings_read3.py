@@ -63,3 +63,9 @@ def test_labels_listed_after_their_field_are_of_that_field(pipeline, admin):
     assert sorted(map(tuple, a.rows)) == sorted(rows(admin, """SELECT road_surf_cond_descr, count(*)
         FROM ma.massdot_crash WHERE city_town_name = 'LYNN' AND road_surf_cond_descr NOT IN ('Unknown', 'Not reported')
         GROUP BY 1"""))
+
+
+def test_names_given_as_examples_are_no_conditions(pipeline, admin):
+    a = ask(pipeline, "Essex county collisions outside of Salem (Lynn, Peabody etc)")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE cnty_name = 'ESSEX'
+                                           AND city_town_name <> 'SALEM'""")

@@ -23,6 +23,44 @@ def set_aside(ann, pack: Pack, lang: dict, rules: dict, records: Callable[[Span]
     _layer_word_of_a_label(ann, pack)
     _one_feature_named_twice(ann)
     _named_by_the_values_after(ann, pack)
+    _examples_given(ann, rules, set(lang.get("list_joins", [])))
+
+
+def _examples_given(ann, rules: dict, joins: set[str]) -> None:
+    """'<place> (<name>, <name> and so on)', 'e.g. <name>, <name>': names given as examples of what is asked
+    illustrate it; they are context, never conditions of their own."""
+    ex = rules.get("context", {}).get("examples_given", {})
+    toks = ann.tokens
+    for side, phrases in (("after", ex.get("closers", [])), ("before", ex.get("openers", []))):
+        for w in [p.split() for p in phrases]:
+            for k in [k for k in range(len(toks)) if toks[k:k + len(w)] == w]:
+                said = set(range(k, k + len(w)))
+                run = _named_run(ann, k if side == "after" else k + len(w), -1 if side == "after" else 1, joins)
+                if len(run) < 2 and side == "after":
+                    continue  # ('<value> and so on' of one name: nothing shows it is an example)
+                ann.spans = [s for s in ann.spans if s not in run and not set(range(s.start, s.end)) & said]
+                ann.unknown = [u for u in ann.unknown if u not in w]
+                ann.context += [x.text for x in run] + [" ".join(w)]
+
+
+def _named_run(ann, at: int, step: int, joins: set[str]) -> list:
+    """The names of one kind listed from token `at` on, backwards (-1) or forwards (1), list words between."""
+    by_end = {s.end: s for s in ann.spans}
+    by_start = {s.start: s for s in ann.spans}
+    run: list = []
+    j = at
+    while 0 <= j <= len(ann.tokens):
+        s = by_end.get(j) if step < 0 else by_start.get(j)
+        # (a name right after a cue word is what the examples illustrate: 'outside <city> (<town>, <town> ...)')
+        head = s is not None and run and step < 0 and any(c.kind == "cue" and c.end == s.start for c in ann.spans)
+        if s is not None and s.kind in ("anchor", "label") and (not run or s.kind == run[0].kind) and not head:
+            run.append(s)
+            j = s.start if step < 0 else s.end
+        elif run and 0 <= j + min(step, 0) < len(ann.tokens) and ann.tokens[j + min(step, 0)] in joins:
+            j += step
+        else:
+            break
+    return run
 
 
 def _named_by_the_values_after(ann, pack: Pack) -> None:
