@@ -69,3 +69,9 @@ def test_names_given_as_examples_are_no_conditions(pipeline, admin):
     a = ask(pipeline, "Essex county collisions outside of Salem (Lynn, Peabody etc)")
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE cnty_name = 'ESSEX'
                                            AND city_town_name <> 'SALEM'""")
+
+
+def test_a_boundary_word_after_an_area_layer_is_that_layer(pipeline, admin):
+    a = ask(pipeline, "Cambridge pedestrian ramps by neighbourhood, with a row for ramps outside every neighbourhood border")
+    total = scalar(admin, "SELECT count(*) FROM ma.pedestrian_ramp")
+    assert sum(r[-1] for r in a.rows) >= total and any(r[0] is None for r in a.rows)

@@ -3,6 +3,7 @@
 condition."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
 
 from .clauses import clause_at
@@ -24,6 +25,18 @@ def set_aside(ann, pack: Pack, lang: dict, rules: dict, records: Callable[[Span]
     _one_feature_named_twice(ann)
     _named_by_the_values_after(ann, pack)
     _examples_given(ann, rules, set(lang.get("list_joins", [])))
+    _boundary_of_a_layer(ann, pack, set(lang.get("boundary_words", [])))
+
+
+def _boundary_of_a_layer(ann, pack: Pack, words: set[str]) -> None:
+    """'outside every <area> boundary': a boundary word after an area layer's word names that layer's polygons,
+    which the layer's word already does."""
+    for k, e in enumerate(ann.spans):
+        ents = [v for kd, v in (e.items or [(e.kind, e.value)]) if kd == "entity" and v in pack.entities]
+        if e.kind == "entity" and ents and all(pack.entities[v].area for v in ents) and \
+                e.end < len(ann.tokens) and ann.tokens[e.end] in words and ann.tokens[e.end] in ann.unknown:
+            ann.spans[k] = replace(e, end=e.end + 1, text=f"{e.text} {ann.tokens[e.end]}")
+            ann.unknown.remove(ann.tokens[e.end])
 
 
 def _examples_given(ann, rules: dict, joins: set[str]) -> None:
