@@ -75,3 +75,9 @@ def test_a_boundary_word_after_an_area_layer_is_that_layer(pipeline, admin):
     a = ask(pipeline, "Cambridge pedestrian ramps by neighbourhood, with a row for ramps outside every neighbourhood border")
     total = scalar(admin, "SELECT count(*) FROM ma.pedestrian_ramp")
     assert sum(r[-1] for r in a.rows) >= total and any(r[0] is None for r in a.rows)
+
+
+def test_values_right_after_a_feature_word_qualify_the_features(pipeline, admin):
+    a = ask(pipeline, "Cambridge police crash reports within 60 m of a school, public only")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_crash c WHERE EXISTS (SELECT 1
+        FROM ma.school s WHERE s.school_type = 'public' AND ST_DWithin(c.geom, s.geom, 60))""")

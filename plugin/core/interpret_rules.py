@@ -231,7 +231,12 @@ def _predicates(w: Work) -> None:
         # ('a <value> or <value> <feature>': values joined by 'or' before the feature word all qualify it)
         nxt = [n for n in w.near_spans + w.group_spans if n.start >= s.end and (n.start - s.end <= 1 or all(
             i in values or w.ann.tokens[i] in joins | splits for i in range(s.end, n.start)))]
-        if nxt and p.concept and any(e in pack.concepts[p.concept].where for e in readings(nxt[0], "entity")):
+        # ('within <d> of any <feature>, <value> or <value>'): values right after the feature word, of it alone
+        run_start = min(v.start for v in value_run(w.spans, w.ann.tokens, s, joins))
+        before = [n for n in w.near_spans if 0 <= run_start - n.end <= 1 and w.target_span is not None and
+                  p.concept and not applies(pack, p, readings(w.target_span, "entity")[0])]
+        if (nxt or before) and p.concept and any(e in pack.concepts[p.concept].where
+                                                 for e in readings((nxt or before)[0], "entity")):
             support.append((s, p))
         elif w.inverse and not applies(pack, p, readings(w.target_span, "entity")[0]):
             w.support_preds.append(p)
