@@ -81,3 +81,9 @@ def test_values_right_after_a_feature_word_qualify_the_features(pipeline, admin)
     a = ask(pipeline, "Cambridge police crash reports within 60 m of a school, public only")
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_crash c WHERE EXISTS (SELECT 1
         FROM ma.school s WHERE s.school_type = 'public' AND ST_DWithin(c.geom, s.geom, 60))""")
+
+
+def test_a_dash_between_two_months_is_a_range(pipeline, admin):
+    a = ask(pipeline, "count the cambridge bicycle crashes of 2019, sep-nov")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_bicycle_crash WHERE year = 2019
+                                           AND month BETWEEN 9 AND 11""")

@@ -33,6 +33,8 @@ def pieces(question: str, rules: dict) -> list[Clause]:
         end = r"(?!\w)" if said[-1:].isalnum() else ""  # ('hr' is not the start of 'hrs')
         question = re.sub(rf"(?i)(?<!\w){re.escape(said).replace(chr(39), '[' + chr(39) + chr(8217) + ']')}{end}", meant,
                           question)
+    for rw in rules.get("rewrites", []):  # ('jun-aug': a dash between two months is a range, not a compound word)
+        question = re.sub(rw["pattern"], rw["to"], question)
     for sent in _SENTENCE.split(question.strip()):
         m = _lead(sent, rules)
         head = normalize(sent[:m.start()]).split() if m else []
