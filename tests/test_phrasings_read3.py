@@ -87,3 +87,30 @@ def test_a_dash_between_two_months_is_a_range(pipeline, admin):
     a = ask(pipeline, "count the cambridge bicycle crashes of 2019, sep-nov")
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_bicycle_crash WHERE year = 2019
                                            AND month BETWEEN 9 AND 11""")
+
+
+def test_what_a_piece_of_writing_is_about_is_no_condition(pipeline, admin):
+    a = ask(pipeline, "We are writing a paper on summer cycling. How many Salem collisions were fatal?")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'
+                                           AND crash_severity_descr = 'Fatal injury'""")
+    a = ask(pipeline, "Checking the summer figure in our safety report. How many Salem collisions were fatal?")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'
+                                           AND crash_severity_descr = 'Fatal injury'""")
+
+
+def test_a_county_named_in_a_purpose_is_the_place(pipeline, admin):
+    a = ask(pipeline, "For the Essex County outreach flyer - how many collisions on wet roads?")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE cnty_name = 'ESSEX'
+                                           AND road_surf_cond_descr = 'Wet'""")
+
+
+def test_one_condition_said_twice_is_no_repair(pipeline):
+    once = pipeline.ask("wet collisions in Middlesex county by light")
+    twice = pipeline.ask("For a Middlesex County request, wet collisions in Middlesex by light")
+    assert twice.status == "answered" and twice.rows == once.rows
+    assert len(twice.repairs) == len(once.repairs)
+
+
+def test_years_in_time_order(pipeline, admin):
+    a = ask(pipeline, "bicycle police crash reports of Cambridge per year, earliest first")
+    assert [r[0] for r in a.rows] == sorted(r[0] for r in a.rows)

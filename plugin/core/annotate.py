@@ -16,7 +16,7 @@ from .text import normalize, phrase_key, tokens
 from .timeparse import TimeParser
 from .tokens import Span
 from .asides import set_aside
-from .value_words import ValueWords
+from .value_words import ValueWords, fields_of
 
 
 @dataclass
@@ -227,6 +227,8 @@ class Annotator:
         """A statement of what someone said or wrote ('a resident wrote in about <topic>') is background when the
         question names the records itself: its topic is no condition."""
         said = [v.split() for v in rules.get("saying_verbs", [])]
+        # ('we are drafting a paper on <topic>'): what a piece of writing is about is its topic, no condition
+        said += [[h, t] for h in rules.get("purpose_heads", []) for t in rules.get("topic_words", [])]
         asked = [c for c in ann.clauses if c.kind == "question"]
         if not any(self._names_records(c, ann.spans) for c in asked):
             return  # ('... . how many were there?'): the question asks of what was said
@@ -235,8 +237,11 @@ class Annotator:
                 c.kind = "hearsay"
 
     def _names_records(self, c: Clause, spans: list[Span]) -> bool:
-        """Whether a clause names records that happen (a source), as 'for the 2010 <records>' does."""
-        return any(x.kind == "entity" and c.start <= x.start < c.end and self._records(x) for x in spans)
+        """Whether a clause names records that happen (a source), as 'for the 2010 <records>' does; a word for what
+        the message is ('the <season> table in the safety report') names no records."""
+        heads = set(self.rules.get("context", {}).get("purpose_heads", []))
+        return any(x.kind == "entity" and c.start <= x.start < c.end and self._records(x) and x.text.split()[-1]
+                   not in heads for x in spans)
 
     def _area(self, s: Span) -> bool:
         """Whether an entity word names an area layer (a place records lie in, not a thing asked about)."""
@@ -305,7 +310,7 @@ class Annotator:
                 continue  # ('for the <name> walk audit: ... of the <name> school?'): the feature the question names
             if c is not None and c.kind != "question" and s.kind not in keeps.get(c.kind, set()) and not (
                     s.kind == "cue" and {v for k, v in (s.items or [(s.kind, s.value)]) if k == "cue"} &
-                    set(rules.get("keep_cues", []))) and not _kind_of_place(s, c, keeps, ann.spans) and not (
+                    set(rules.get("keep_cues", []))) and not _kind_of_place(s, c, keeps, ann.spans, self.pack) and not (
                     s.kind == "time" and c.kind == "purpose" and self._names_records(c, ann.spans)):
                 continue  # (but 'for the 2010 <records>, ...' dates the records it names)
             if c is not None and c.kind == "purpose" and s.text in heads:
@@ -451,10 +456,16 @@ class Annotator:
         return [out[id(s)] for s in spans]
 
 
-def _kind_of_place(s: Span, c: Clause, keeps: dict, spans: list[Span]) -> bool:
-    """A field word just after a place the clause keeps says what kind of place it is ('<name> county')."""
-    return s.kind == "field" and "anchor" in keeps.get(c.kind, set()) and any(
-        a.kind in ("anchor", "label") and a.end == s.start for a in spans)
+def _kind_of_place(s: Span, c: Clause, keeps: dict, spans: list[Span], pack: Pack) -> bool:
+    """A field word just after a place the clause keeps says what kind of place it is ('<name> county'); the
+    place may be a label of that place field ('for the <county name> county map')."""
+    if "anchor" not in keeps.get(c.kind, set()):
+        return False
+    if s.kind == "field":
+        return any(a.kind in ("anchor", "label") and a.end == s.start for a in spans)
+    kind = next((f for f in spans if f.kind == "field" and f.start == s.end), None)
+    return s.kind == "label" and kind is not None and tuple(s.value[:2]) in fields_of(kind) and \
+        pack.entities[s.value[0]].fields[s.value[1]].place
 
 
 def _named_elsewhere(pack: Pack) -> set[str]:

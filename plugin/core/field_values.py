@@ -15,6 +15,8 @@ def merge_same_field(preds: list[Predicate], log) -> list[Predicate]:
             continue
         before = list(twin.values)
         a, b = set(twin.values), set(q.values)
+        if a == b:
+            continue  # ('for a <county> request, ... in <county>'): one condition said twice is one condition
         if q.text == twin.text:  # ('aged 16 to 20'): one condition said with both ends, each end a value list
             twin.values = [v for v in before if v in b]
             log("filters_merged", "filters", before, twin.values, f"both ends of one range ({q.text})")
