@@ -114,3 +114,12 @@ def test_one_condition_said_twice_is_no_repair(pipeline):
 def test_years_in_time_order(pipeline, admin):
     a = ask(pipeline, "bicycle police crash reports of Cambridge per year, earliest first")
     assert [r[0] for r in a.rows] == sorted(r[0] for r in a.rows)
+
+
+def test_comparison_symbols_before_a_number(pipeline, admin):
+    a = ask(pipeline, "collisions in Lynn with a youngest driver <18")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LYNN'
+                                           AND age_drvr_yngst IN ('<16', '16-17')""")
+    a = ask(pipeline, "collisions in Lynn with an oldest driver >=75")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LYNN'
+                                           AND age_drvr_oldest IN ('75-84', '>84')""")
