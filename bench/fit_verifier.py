@@ -19,7 +19,7 @@ from bench.run import DSN, ROOT, UNREAD, load_questions, roc_auc
 from plugin.core.pipeline import Pipeline
 
 PACK = ROOT / "knowledge" / "massachusetts"
-WRONG_COST = 3.0
+WRONG_COST = 5.0
 
 
 def collect(questions: list[dict]) -> list[dict]:

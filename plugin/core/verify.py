@@ -10,7 +10,8 @@ from .frame import Frame
 from .pack import Pack
 
 
-WEIGHTY = 0.3  # a feature moving the log-odds less than this is no reason worth reading
+WEIGHTY = 0.3
+_SPELLING_ONLY = {"value_normalised", "group_field", "scope_satisfied", "already_excluded"}  # a feature moving the log-odds less than this is no reason worth reading
 
 
 @dataclass
@@ -59,6 +60,8 @@ def features(pack: Pack, ev: Evidence) -> list[tuple[str, float, str]]:
 def _coverage(ev: Evidence) -> list[tuple[str, float, str]]:
     u, reps = ev.understood, ev.repairs
     codes = [r.code for r in reps]
+    # (a label spelt as published or a field picked among one source's twins changes nothing the user asked)
+    deep = [r for r in reps if r.code not in _SPELLING_ONLY]
     ctx, corr, unused = u.get("context", []), u.get("corrections", []), u.get("unused", [])
     amb, nums = u.get("ambiguous", []), u.get("numbers_unused", [])
     ops, skipped = unused_operators(u.get("operators", []), ev.frame), u.get("asked_unread", [])
@@ -79,6 +82,8 @@ def _coverage(ev: Evidence) -> list[tuple[str, float, str]]:
         ("clauses", min(int(u.get("clauses", 1)) - 1, 3), "the message has several sentences or clauses"),
         ("long_question", min(int(u.get("words", 0)), 40) / 20, f"{u.get('words', 0)} words in the question"),
         ("repairs", min(len(reps), 4), f"{len(reps)} repair(s): " + "; ".join(r.reason for r in reps[:3])),
+        ("repairs_of_meaning", min(len(deep), 3), f"{len(deep)} repair(s) that changed what was asked: " +
+         "; ".join(r.reason for r in deep[:3]) if deep else "no repair changed what was asked"),
         ("entity_guessed", float("entity" in codes), next((r.reason for r in reps if r.code == "entity"),
                                                           "the data source was named")),
         ("anchor_fuzzy", float("anchor_fuzzy" in codes), "a place name was matched approximately"),
