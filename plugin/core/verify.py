@@ -81,7 +81,9 @@ def _coverage(ev: Evidence) -> list[tuple[str, float, str]]:
          if corr else "no spelling corrected"),
         ("clauses", min(int(u.get("clauses", 1)) - 1, 3), "the message has several sentences or clauses"),
         ("long_question", min(int(u.get("words", 0)), 40) / 20, f"{u.get('words', 0)} words in the question"),
-        ("repairs", min(len(reps), 4), f"{len(reps)} repair(s): " + "; ".join(r.reason for r in reps[:3])),
+        # (each repair's reason is read once: the ones of meaning under the next feature)
+        ("repairs", min(len(reps), 4), f"{len(reps)} repair(s)" + (": " + "; ".join(
+            [r.reason for r in reps if r not in deep][:3]) if len(deep) < len(reps) else "")),
         ("repairs_of_meaning", min(len(deep), 3), f"{len(deep)} repair(s) that changed what was asked: " +
          "; ".join(r.reason for r in deep[:3]) if deep else "no repair changed what was asked"),
         ("entity_guessed", float("entity" in codes), next((r.reason for r in reps if r.code == "entity"),
