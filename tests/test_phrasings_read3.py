@@ -123,3 +123,22 @@ def test_comparison_symbols_before_a_number(pipeline, admin):
     a = ask(pipeline, "collisions in Lynn with an oldest driver >=75")
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LYNN'
                                            AND age_drvr_oldest IN ('75-84', '>84')""")
+
+
+def test_near_either_of_two_named_features(pipeline, admin):
+    a = ask(pipeline, "cambridge police crash reports within 100 m of Graham and Parks School or Haggerty School")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_crash c WHERE EXISTS (SELECT 1
+        FROM ma.school s WHERE s.site_name IN ('Graham and Parks School', 'Haggerty School')
+        AND ST_DWithin(c.geom, s.geom, 100))""")
+
+
+def test_every_group_including_any_with_zero(pipeline, admin):
+    a = ask(pipeline, "fatal police crash reports of Cambridge per neighbourhood, including any with zero")
+    assert len(a.rows) == scalar(admin, "SELECT count(*) FROM ma.neighborhood")
+
+
+def test_what_someone_said_and_a_question_that_refers_back_to_it(pipeline):
+    a = pipeline.ask("The mayor said collisions around Zorblatt went up. Can you check how many there were?")
+    assert a.status != "answered"  # the place said in the report is asked about, never dropped
+    a = ask(pipeline, "The mayor said fatal collisions rose in Salem. Compare Salem collisions in wet vs dry weather.")
+    assert "fatal" not in str(a.frame.get("filters"))

@@ -223,18 +223,27 @@ class Annotator:
             return True
         return c.kind in ("purpose", "deadline") and not self.pack.entities[s.value["entity"]].area
 
-    def _hearsay(self, ann: Annotation, rules: dict) -> None:
+    def _hearsay(self, ann: Annotation, rules: dict) -> set[int]:
         """A statement of what someone said or wrote ('a resident wrote in about <topic>') is background when the
-        question names the records itself: its topic is no condition."""
+        question names the records itself: its topic is no condition. The positions of what was said, when the
+        question asks of it."""
         said = [v.split() for v in rules.get("saying_verbs", [])]
         # ('we are drafting a paper on <topic>'): what a piece of writing is about is its topic, no condition
         said += [[h, t] for h in rules.get("purpose_heads", []) for t in rules.get("topic_words", [])]
         asked = [c for c in ann.clauses if c.kind == "question"]
-        if not any(self._names_records(c, ann.spans) for c in asked):
-            return  # ('... . how many were there?'): the question asks of what was said
+        if not any(x.kind == "entity" and not self._area(x) and c.start <= x.start < c.end for c in asked
+                   for x in ann.spans):
+            # ('<someone> said <records> went up. how many were there?'): what was said is asked of, its words too
+            return {i for c in ann.clauses if c.kind == "statement" and c.reports for i in range(c.start, c.end)}
         for c in ann.clauses:
             if c.kind == "statement" and any(ann.tokens[i:i + len(w)] == w for w in said for i in range(c.start, c.end)):
                 c.kind = "hearsay"
+        return set()
+
+    def _place_field(self, s: Span) -> bool:
+        """Whether a field word names a kind of place ('county'), which a place name beside it is a value of."""
+        return any(self.pack.entities[e].fields[f].place for e, f in fields_of(s)
+                   if e in self.pack.entities and f in self.pack.entities[e].fields)
 
     def _names_records(self, c: Clause, spans: list[Span]) -> bool:
         """Whether a clause names records that happen (a source), as 'for the 2010 <records>' does; a word for what
@@ -278,7 +287,7 @@ class Annotator:
         cues = {s.start: str(s.value) for s in ann.spans if s.kind == "cue"}
         self._purpose_tails(ann, rules)
         classify(ann.clauses, cues, set(rules.get("question_cues", [])))
-        self._hearsay(ann, rules)
+        said = self._hearsay(ann, rules)
         leads = {id(c): _reported(ann.tokens, c, rules.get("reporting_verbs", [])) if c.kind == "question" else c.start
                  for c in ann.clauses}
         # (a direct question naming nothing, 'can you do that for each?', asks what was reported before it)
@@ -318,8 +327,8 @@ class Annotator:
             if c is not None and c.kind != "question" and s.kind == "entity" and not self._records(s) and asks_of:
                 continue  # ('... a talk to <features>.'): a statement names the records, never a feature to be near
             if c is not None and c.kind != "question" and s.kind == "field" and not any(
-                    v.kind in ("label", "concept", "anchor", "blank", "numcmp") and -3 <= v.start - s.end <= 3
-                    for v in ann.spans if v is not s):
+                    (v.kind in ("label", "concept", "blank", "numcmp") or v.kind == "anchor" and self._place_field(s))
+                    and -3 <= v.start - s.end <= 3 for v in ann.spans if v is not s):
                 continue  # ('All crash types.'): a field with no value said of it gives a statement nothing
             keep.append(s)
         used = {i for s in keep for i in range(s.start, s.end)}
@@ -329,7 +338,7 @@ class Annotator:
         ann.spans = keep
         ann.context = [w for w in context if w not in self.stop]
         ann.unknown = [u for j, u in enumerate(ann.tokens) if u in ann.unknown and j not in used and
-                       (asked is None or j in asked)]
+                       (asked is None or j in asked or j in said)]
 
     def _read(self, toks: list[str]) -> Annotation:
         text = " ".join(toks)

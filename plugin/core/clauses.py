@@ -21,6 +21,7 @@ class Clause:
     kind: str = "question"  # question | statement | purpose | deadline (a purpose that says by when) | remark
     asks: bool = False      # holds a question word or ends with '?'
     states: bool = False    # opens with the speaker as subject ('we ...', 'our ...') and holds no question word
+    reports: bool = False   # tells what someone said or showed ('the official said ...'), asking nothing itself
 
 
 def pieces(question: str, rules: dict) -> list[Clause]:
@@ -56,11 +57,13 @@ def pieces(question: str, rules: dict) -> list[Clause]:
     first = set(rules.get("question_openers", []))
     greet = set(rules.get("greetings", []))
     subjects = set(rules.get("statement_openers", []))
+    said = [v.split() for v in rules.get("saying_verbs", [])]
     for c in out:
         toks = normalize(c.raw).split()
         lead = next((t for t in toks if t not in greet), "")
         c.asks = c.raw.rstrip().endswith("?") or lead in first or any(t in qwords for t in toks)
         c.states = not c.asks and lead in subjects
+        c.reports = not c.asks and any(toks[i:i + len(v)] == v for v in said for i in range(len(toks)))
         if len(out) > 1 and not c.asks and not c.states and c.kind == "question" and (
                 _names_message(c.raw.rstrip(" .!;"), rules) or any(tuple(toks[:len(o)]) == o for o in openers)):
             c.kind = "purpose"  # ('<topic> pricing question.' before the question): a sentence saying what the message is
@@ -130,7 +133,7 @@ def classify(clauses: list[Clause], cue_starts: dict[int, str], question_cues: s
         return
     for c in clauses:
         # ('we <saw> <something> on the map.': a cue word in a sentence that tells, not asks)
-        cued = not c.states and any(c.start <= i < c.end and name in question_cues for i, name in cue_starts.items())
+        cued = not c.states and not c.reports and any(c.start <= i < c.end and name in question_cues for i, name in cue_starts.items())
         c.asks = c.asks or cued
     if not any(c.asks for c in clauses if c.kind not in _ASIDE):
         for c in clauses:

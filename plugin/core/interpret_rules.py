@@ -13,7 +13,7 @@ from .pack import Pack, language_for
 from .phrasing import (applies, compared_field, either, is_event, is_place_pred, listed_fields, measurable,
                        no_records, numeric, plural, pred_fields, value_predicate, value_run)
 from .qualifiers import excluded, exists, quantifier, time_left_out
-from .relation_sides import near_sides, support_sides
+from .relation_sides import either_places, near_sides, support_sides
 from .sides import comparison_sides
 from .spans import Ctx, has, kinds, readings, time_from_span, words
 from .tokens import Span
@@ -68,6 +68,7 @@ def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
     _number_measures(w)
     _places(w)
     _sides(w)
+    either_places(w)
     _time_and_scope(w)
     _near(w)
     groups(w)

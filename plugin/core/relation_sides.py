@@ -44,3 +44,24 @@ def support_sides(w: Work) -> bool:
                                                                  any_of=[p], text=f"{w.distances[0].value['text']} {span.text}")]))
     w.near_spans = []
     return True
+
+
+def either_places(w: Work) -> None:
+    """'within <d> of <feature> or <feature>': the records near either named feature, one condition (an 'and'
+    between two streets names their corner, read elsewhere)."""
+    if not (w.anchor_near and w.distances):
+        return
+    a = w.anchor_near[0]
+    either = words(w.pack, "either_words")
+    stop = words(w.pack, "stopwords") | words(w.pack, "filler")
+    others = [b for b in w.scope_spans if b.value["entity"] == a.value["entity"] and b.start > a.end
+              and set(w.ann.tokens[a.end:b.start]) & either and set(w.ann.tokens[a.end:b.start]) <= either | stop]
+    if not others:
+        return
+    d = round(w.distances[0].value["metres"], 3)
+    near = [Predicate(op="near_place", values=[{"entity": x.value["entity"], "name": x.value["name"], "distance_m": d}],
+                      text=f"{w.distances[0].value['text']} {x.text}") for x in [a] + others]
+    joined = Predicate(op="any", any_of=near, text=" / ".join(p.text for p in near))
+    w.target_preds.append((a, joined))
+    w.scope_spans = [b for b in w.scope_spans if b not in others]
+    w.anchor_near = None
