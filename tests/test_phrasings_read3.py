@@ -142,3 +142,8 @@ def test_what_someone_said_and_a_question_that_refers_back_to_it(pipeline):
     assert a.status != "answered"  # the place said in the report is asked about, never dropped
     a = ask(pipeline, "The mayor said fatal collisions rose in Salem. Compare Salem collisions in wet vs dry weather.")
     assert "fatal" not in str(a.frame.get("filters"))
+
+
+def test_leaving_out_a_range_open_at_one_end(pipeline, admin):
+    a = ask(pipeline, "cambridge bicycle crashes, leave out anything before 2022")
+    assert a.rows[0][0] == scalar(admin, "SELECT count(*) FROM ma.cambridge_bicycle_crash WHERE year >= 2022")

@@ -2,6 +2,8 @@
 asks for, and groupings named by a field's label word."""
 from __future__ import annotations
 
+import datetime as dt
+
 from .annotate import Annotation
 from .frame import Frame, Group, TimeSpec
 from .pack import Pack
@@ -47,6 +49,11 @@ def time_left_out(f: Frame, s: Span, cue: str, span: tuple[int, int] | None = No
         f.time.years = [y for y in kept if y not in tv.years]
         f.time.text.append(cue(s.text))
         return
+    if bool(tv.date_from) != bool(tv.date_to) and not (tv.years or tv.months or tv.isodow or tv.hours or
+                                                         tv.days_of_month or tv.last_n_years or tv.latest_year):
+        _open_range_left_out(f, tv)  # 'leave out anything before 2020': from 2020 on
+        f.time.text.append(cue(s.text))
+        return
     full = {"isodow": range(1, 8), "months": range(1, 13), "hours": range(0, 24)}
     parts = {k: getattr(tv, k) for k in full if getattr(tv, k)}
     other = tv.years or tv.date_from or tv.date_to or tv.days_of_month or tv.last_n_years or tv.latest_year
@@ -58,6 +65,17 @@ def time_left_out(f: Frame, s: Span, cue: str, span: tuple[int, int] | None = No
         have = getattr(f.time, k)
         setattr(f.time, k, [x for x in keep if not have or x in have])
     f.time.text.append(cue(s.text))
+
+
+def _open_range_left_out(f: Frame, tv: TimeSpec) -> None:
+    """The complement of a range open at one end: the days after its end, or before its start."""
+    day = dt.timedelta(days=1)
+    if tv.date_to:
+        start = (dt.date.fromisoformat(tv.date_to) + day).isoformat()
+        f.time.date_from = max(start, f.time.date_from or start)
+    else:
+        end = (dt.date.fromisoformat(tv.date_from) - day).isoformat()
+        f.time.date_to = min(end, f.time.date_to or end)
 
 
 def exists(s: Span, near_spans: list[Span]) -> bool:
