@@ -46,7 +46,7 @@ def pieces(question: str, rules: dict) -> list[Clause]:
         # ('<topic> check:', '<topic> angle for the report -'): a closed lead with a word for what the message is, is its purpose
         purpose = purpose or closed and _names_message(sent[:m.start()], rules)
         ask = _request_in(sent[:m.start()], rules) if m and purpose and not deadline else None
-        if ask:  # ('for the <study> i need the list of ...,'): the purpose ends where the speaker asks
+        if ask:  # ('for the <study> we need <records> ...,'): the purpose ends where the speaker asks
             out.append(Clause(sent[:ask], kind="purpose"))
             sent = sent[ask:]
         elif m and (purpose or closed) and sent[m.end():].strip():

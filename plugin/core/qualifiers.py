@@ -51,7 +51,7 @@ def time_left_out(f: Frame, s: Span, cue: str, span: tuple[int, int] | None = No
         return
     if bool(tv.date_from) != bool(tv.date_to) and not (tv.years or tv.months or tv.isodow or tv.hours or
                                                          tv.days_of_month or tv.last_n_years or tv.latest_year):
-        _open_range_left_out(f, tv)  # 'leave out anything before 2020': from 2020 on
+        _open_range_left_out(f, tv)  # ('skip everything before <year>'): from that year on
         f.time.text.append(cue(s.text))
         return
     full = {"isodow": range(1, 8), "months": range(1, 13), "hours": range(0, 24)}
