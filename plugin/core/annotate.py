@@ -227,16 +227,16 @@ class Annotator:
         """A statement of what someone said or wrote ('a resident wrote in about <topic>') is background when the
         question names the records itself: its topic is no condition. The positions of what was said, when the
         question asks of it."""
-        said = [v.split() for v in rules.get("saying_verbs", [])]
         # ('we are drafting a paper on <topic>'): what a piece of writing is about is its topic, no condition
-        said += [[h, t] for h in rules.get("purpose_heads", []) for t in rules.get("topic_words", [])]
+        topic = [[h, t] for h in rules.get("purpose_heads", []) for t in rules.get("topic_words", [])]
         asked = [c for c in ann.clauses if c.kind == "question"]
         if not any(x.kind == "entity" and not self._area(x) and c.start <= x.start < c.end for c in asked
                    for x in ann.spans):
             # ('<someone> said <records> went up. how many were there?'): what was said is asked of, its words too
             return {i for c in ann.clauses if c.kind == "statement" and c.reports for i in range(c.start, c.end)}
         for c in ann.clauses:
-            if c.kind == "statement" and any(ann.tokens[i:i + len(w)] == w for w in said for i in range(c.start, c.end)):
+            if c.kind == "statement" and (c.reports or any(ann.tokens[i:i + len(w)] == w for w in topic
+                                                           for i in range(c.start, c.end))):
                 c.kind = "hearsay"
         return set()
 

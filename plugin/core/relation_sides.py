@@ -1,7 +1,7 @@
 """Comparisons whose sides are relations: named features at one distance, or conditions on the features near."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from .frame import Predicate, Side
 from .spans import readings, words
@@ -15,15 +15,11 @@ def near_sides(w: Work) -> bool:
     if not (w.anchor_near and w.distances):
         return False
     a = w.anchor_near[0]
-    others = [b for b in w.scope_spans if b.value["entity"] == a.value["entity"] and b.start > a.end
-              and set(w.ann.tokens[a.end:b.start]) & words(w.pack, "split_words")]
+    others = _named_after(w, a, lambda between: bool(between & words(w.pack, "split_words")))
     if not others:
         return False
-    d = round(w.distances[0].value["metres"], 3)
     for x in [a] + others:
-        near = Predicate(op="near_place", values=[{"entity": x.value["entity"], "name": x.value["name"], "distance_m": d}],
-                         text=f"{w.distances[0].value['text']} {x.text}")
-        w.sides.append(Side(label=x.value["name"], filters=[near]))
+        w.sides.append(Side(label=x.value["name"], filters=[_near_place(w, x)]))
     w.scope_spans = [b for b in w.scope_spans if b not in others]
     w.anchor_near = None
     return True
@@ -54,14 +50,24 @@ def either_places(w: Work) -> None:
     a = w.anchor_near[0]
     either = words(w.pack, "either_words")
     stop = words(w.pack, "stopwords") | words(w.pack, "filler")
-    others = [b for b in w.scope_spans if b.value["entity"] == a.value["entity"] and b.start > a.end
-              and set(w.ann.tokens[a.end:b.start]) & either and set(w.ann.tokens[a.end:b.start]) <= either | stop]
+    others = _named_after(w, a, lambda between: bool(between & either) and between <= either | stop)
     if not others:
         return
-    d = round(w.distances[0].value["metres"], 3)
-    near = [Predicate(op="near_place", values=[{"entity": x.value["entity"], "name": x.value["name"], "distance_m": d}],
-                      text=f"{w.distances[0].value['text']} {x.text}") for x in [a] + others]
+    near = [_near_place(w, x) for x in [a] + others]
     joined = Predicate(op="any", any_of=near, text=" / ".join(p.text for p in near))
     w.target_preds.append((a, joined))
     w.scope_spans = [b for b in w.scope_spans if b not in others]
     w.anchor_near = None
+
+
+def _named_after(w: Work, a, joined: Callable[[set[str]], bool]) -> list:
+    """Features of the same layer as the one named `a`, named after it with words between that `joined` accepts."""
+    return [b for b in w.scope_spans if b.value["entity"] == a.value["entity"] and b.start > a.end
+            and joined(set(w.ann.tokens[a.end:b.start]))]
+
+
+def _near_place(w: Work, x) -> Predicate:
+    """The records within the question's distance of the one feature `x` names."""
+    d = round(w.distances[0].value["metres"], 3)
+    return Predicate(op="near_place", values=[{"entity": x.value["entity"], "name": x.value["name"], "distance_m": d}],
+                     text=f"{w.distances[0].value['text']} {x.text}")
