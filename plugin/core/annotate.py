@@ -5,8 +5,8 @@ import re
 
 from dataclasses import dataclass, field, replace
 
-from .anchors import PARTIAL_SCORE, AnchorIndex
-from .clauses import Clause, asked_positions, classify, clause_at, pieces
+from .anchors import AnchorIndex
+from .clauses import Clause, pieces
 from .exclusion_scope import either_way, exclusion_scopes
 from .numbers import band, comparisons
 from .pack import Pack, language_for, norm_label
@@ -16,7 +16,8 @@ from .text import normalize, phrase_key, tokens
 from .timeparse import TimeParser
 from .tokens import Span
 from .asides import set_aside
-from .value_words import ValueWords, fields_of
+from .clause_roles import ClauseRoles
+from .value_words import ValueWords
 
 
 @dataclass
@@ -134,6 +135,7 @@ class Annotator:
         self.known_words = {t for key in self.lex.phrases for t in key}
         self.rules = rule_files(pack.raw.get("language", "en"))
         self.values = ValueWords(pack, self.lang, self.rules, self.stop)
+        self.roles = ClauseRoles(pack, self.lang, self.rules, self.stop)
         self.quantities = rewrite_rules(pack.raw.get("language", "en"), self.lang)
         names = set(anchors.by_word) if anchors else set()
         meaning = {k[0]: frozenset(map(repr, v)) for k, v in self.lex.phrases.items() if len(k) == 1}
@@ -144,7 +146,9 @@ class Annotator:
                   if any(k in ("entity", "field", "label", "concept") for k, _ in items)}
         # (a field's name typed as one word is read when said exactly, never a word to correct into)
         typed = {f.name.replace("_", "") for e in pack.entities.values() for f in e.fields.values() if "_" in f.name}
-        self.speller = Speller(vocab={w for w in domain - self.stop - typed if w.isalpha()},
+        # (and the names of months and days: 'febuary')
+        calendar = {w for w in [*self.lang["months"], *self.lang["days"]] if len(w) >= 5}
+        self.speller = Speller(vocab={w for w in (domain | calendar) - self.stop - typed if w.isalpha()},
                                protected=(names - self.known_words) | _named_elsewhere(pack), meaning=meaning)
         # a long grammar word misspelt by one letter ('conditon') is that grammar word: read as such, not left over
         # (forms of one verb tie without harm: 'happend' is as near 'happened' as 'happens')
@@ -166,15 +170,16 @@ class Annotator:
             t, done2 = apply_rewrites(t, *self.quantities)
             rewrites += done + done2
             c.start, toks, c.end = len(toks), toks + t, len(toks) + len(t)
-        ann = self._context(self._read(toks), clauses)
+        cuts = {c.start for c in clauses if c.opens and c.start}
+        ann = self._context(self._read(toks, cuts), clauses)
         fixes = self._spell(ann)
         if fixes:
-            fixed = self._context(self._read([fixes[i]["to"] if i in fixes else t for i, t in enumerate(toks)]), clauses)
+            fixed = self._context(self._read([fixes[i]["to"] if i in fixes else t for i, t in enumerate(toks)], cuts), clauses)
             used = {i for s in fixed.spans for i in range(s.start, s.end)}
             # a correction stands only when the word it gives is read as part of the question
             fixes = {i: c for i, c in fixes.items() if i in used or c["to"] in self.stop}
             if fixes:
-                ann = self._context(self._read([fixes[i]["to"] if i in fixes else t for i, t in enumerate(toks)]),
+                ann = self._context(self._read([fixes[i]["to"] if i in fixes else t for i, t in enumerate(toks)], cuts),
                                     clauses)
         ann.corrections, ann.rewrites = list(fixes.values()), rewrites
         # a word the pack does not know that can only be a verb ('noticed', 'flagged') is phrasing: context
@@ -185,80 +190,13 @@ class Annotator:
         ann.context += [v for v in dict.fromkeys(verbs) if v not in ann.context]
         ann.excluded = exclusion_scopes(ann, self.rules.get("exclusion", {}))
         either_way(ann, self.rules.get("exclusion", {}))
-        set_aside(ann, self.pack, self.lang, self.rules, self._records)
+        set_aside(ann, self.pack, self.lang, self.rules, self.roles.records)
         return ann
 
     def _context(self, ann: Annotation, clauses: list[Clause]) -> Annotation:
         ann.clauses = [replace(c) for c in clauses]
-        self._set_aside_context(ann)
+        self.roles.set_aside(ann)
         return ann
-
-    def _purpose_tails(self, ann: Annotation, rules: dict) -> None:
-        """'<question> for the <words the pack does not know>': a purpose closing a clause ('... for the walk audit')
-        is a clause of its own, set aside."""
-        tails = [phrase_key(t) for t in rules.get("purpose_tails", [])]
-        heads = set(rules.get("purpose_heads", []))
-        read = {i for s in ann.spans if s.kind != "cue" for i in range(s.start, s.end)}
-        for c in list(ann.clauses):
-            for p in range(c.start + 1, c.end):
-                w = next((w for w in tails if w and tuple(ann.tokens[p:p + len(w)]) == w), None)
-                rest = range(p + len(w), c.end) if w else range(0)
-                if w and rest and not read & set(rest) and any(ann.tokens[i] not in self.stop for i in rest):
-                    ann.clauses.insert(ann.clauses.index(c) + 1, Clause(" ".join(ann.tokens[p:c.end]), p, c.end, "purpose"))
-                    c.end = p
-                    break
-                # ('<trend> for the memo, <question>'): a purpose ending with a word for what the message is
-                head = next((h for h in rest[:4] if ann.tokens[h] in heads), None) if w else None
-                if head is not None and head + 1 < c.end and not read & set(range(p + len(w), head + 1)):
-                    k = ann.clauses.index(c)
-                    ann.clauses[k + 1:k + 1] = [Clause(" ".join(ann.tokens[p:head + 1]), p, head + 1, "purpose"),
-                                                Clause(" ".join(ann.tokens[head + 1:c.end]), head + 1, c.end, c.kind)]
-                    c.end = p
-                    break
-
-    def _only_part_of_a_name(self, s: Span, c: Clause) -> bool:
-        """An anchor outside the question that is no place to count in: a word only part of a few names, or, in a
-        purpose, a feature rather than an area ('<square> check: ...')."""
-        if s.value.get("score", 100) <= PARTIAL_SCORE:
-            return True
-        return c.kind in ("purpose", "deadline") and not self.pack.entities[s.value["entity"]].area
-
-    def _hearsay(self, ann: Annotation, rules: dict) -> set[int]:
-        """A statement of what someone said or wrote ('a resident wrote in about <topic>') is background when the
-        question names the records itself: its topic is no condition. The positions of what was said, when the
-        question asks of it."""
-        # ('we are drafting a paper on <topic>'): what a piece of writing is about is its topic, no condition
-        topic = [[h, t] for h in rules.get("purpose_heads", []) for t in rules.get("topic_words", [])]
-        asked = [c for c in ann.clauses if c.kind == "question"]
-        if not any(x.kind == "entity" and not self._area(x) and c.start <= x.start < c.end for c in asked
-                   for x in ann.spans):
-            # ('<someone> said <records> went up. how many were there?'): what was said is asked of, its words too
-            return {i for c in ann.clauses if c.kind == "statement" and c.reports for i in range(c.start, c.end)}
-        for c in ann.clauses:
-            if c.kind == "statement" and (c.reports or any(ann.tokens[i:i + len(w)] == w for w in topic
-                                                           for i in range(c.start, c.end))):
-                c.kind = "hearsay"
-        return set()
-
-    def _place_field(self, s: Span) -> bool:
-        """Whether a field word names a kind of place ('county'), which a place name beside it is a value of."""
-        return any(self.pack.entities[e].fields[f].place for e, f in fields_of(s)
-                   if e in self.pack.entities and f in self.pack.entities[e].fields)
-
-    def _names_records(self, c: Clause, spans: list[Span]) -> bool:
-        """Whether a clause names records that happen (a source), as 'for the 2010 <records>' does; a word for what
-        the message is ('the <season> table in the safety report') names no records."""
-        heads = set(self.rules.get("context", {}).get("purpose_heads", []))
-        return any(x.kind == "entity" and c.start <= x.start < c.end and self._records(x) and x.text.split()[-1]
-                   not in heads for x in spans)
-
-    def _area(self, s: Span) -> bool:
-        """Whether an entity word names an area layer (a place records lie in, not a thing asked about)."""
-        return all(self.pack.entities[v].area for k, v in (s.items or [(s.kind, s.value)]) if k == "entity")
-
-    def _records(self, s: Span) -> bool:
-        """Whether an entity word names records that happen (with a time), as a source does."""
-        return any(k == "entity" and self.pack.entities[v].time for k, v in (s.items or [(s.kind, s.value)]))
 
     def _spell(self, ann: Annotation) -> dict[int, dict]:
         """Token index -> correction, for words of the question no span used and the lexicon does not hold."""
@@ -280,69 +218,15 @@ class Annotator:
                 (i + 1 < len(toks) and (v, toks[i + 1]) in self.lex.phrases)]
         return fits[0] if len(fits) == 1 else None
 
-    def _set_aside_context(self, ann: Annotation) -> None:
-        """A purpose or greeting contributes nothing; a statement only its conditions; their other words are
-        context, never 'not understood'. Who asks ('<someone> wants ...') is a purpose of its own."""
-        rules = self.rules.get("context", {})
-        cues = {s.start: str(s.value) for s in ann.spans if s.kind == "cue"}
-        self._purpose_tails(ann, rules)
-        classify(ann.clauses, cues, set(rules.get("question_cues", [])))
-        said = self._hearsay(ann, rules)
-        leads = {id(c): _reported(ann.tokens, c, rules.get("reporting_verbs", [])) if c.kind == "question" else c.start
-                 for c in ann.clauses}
-        # (a direct question naming nothing, 'can you do that for each?', asks what was reported before it)
-        direct = any(c.kind == "question" and leads[id(c)] == c.start and any(c.start <= x.start < c.end and x.kind in (
-            "entity", "label", "concept", "anchor", "field", "time", "per", "distance", "area_shape") for x in ann.spans)
-            for c in ann.clauses)
-        for c in list(ann.clauses):
-            lead = leads[id(c)]
-            if direct and lead > c.start:
-                c.kind = "reported"  # ('<someone> asked how many ... . What share ...?'): the question asked next says it
-                continue
-            asked_before = any(c.start <= i < lead and str(v) in set(rules.get("question_cues", [])) for i, v in
-                               cues.items()) or any(t in rules.get("question_words", []) for t in ann.tokens[c.start:lead])
-            if lead > c.start and not asked_before:
-                ann.clauses.insert(ann.clauses.index(c), Clause(" ".join(ann.tokens[c.start:lead]), c.start, lead,
-                                                                "purpose"))
-                c.start = lead
-        keeps = {k: set(v) for k, v in rules.get("keeps", {}).items()}
-        heads = set(rules.get("purpose_heads", []))
-        keep = []
-        asked = asked_positions(ann.clauses)
-        asked_names = [set(s.text.split()) for s in ann.spans if s.kind == "anchor" and (asked is None or s.start in asked)]
-        # ('<features> filed under <place> - which of those ...?'): a question naming nothing asks of what was stated
-        asks_of = any(s.kind == "entity" and not self._area(s) and (asked is None or s.start in asked) for s in ann.spans)
-        for s in ann.spans:
-            c = clause_at(ann.clauses, s.start)
-            if c is not None and c.kind != "question" and s.kind == "anchor" and (any(
-                    set(s.text.split()) < n for n in asked_names) or self._only_part_of_a_name(s, c)):
-                continue  # ('for the <name> walk audit: ... of the <name> school?'): the feature the question names
-            if c is not None and c.kind != "question" and s.kind not in keeps.get(c.kind, set()) and not (
-                    s.kind == "cue" and {v for k, v in (s.items or [(s.kind, s.value)]) if k == "cue"} &
-                    set(rules.get("keep_cues", []))) and not _kind_of_place(s, c, keeps, ann.spans, self.pack) and not (
-                    s.kind == "time" and c.kind == "purpose" and self._names_records(c, ann.spans)):
-                continue  # (but 'for the 2010 <records>, ...' dates the records it names)
-            if c is not None and c.kind == "purpose" and s.text in heads:
-                continue  # ('<topic> angle -'): the word for what the message is, not a value
-            if c is not None and c.kind != "question" and s.kind == "entity" and not self._records(s) and asks_of:
-                continue  # ('... a talk to <features>.'): a statement names the records, never a feature to be near
-            if c is not None and c.kind != "question" and s.kind == "field" and not any(
-                    (v.kind in ("label", "concept", "blank", "numcmp") or v.kind == "anchor" and self._place_field(s))
-                    and -3 <= v.start - s.end <= 3 for v in ann.spans if v is not s):
-                continue  # ('All crash types.'): a field with no value said of it gives a statement nothing
-            keep.append(s)
-        used = {i for s in keep for i in range(s.start, s.end)}
-        context = [ann.tokens[i] for c in ann.clauses if c.kind != "question" for i in range(c.start, c.end)
-                   if i not in used]
-        ann.aside = [s for s in ann.spans if s not in keep]
-        ann.spans = keep
-        ann.context = [w for w in context if w not in self.stop]
-        ann.unknown = [u for j, u in enumerate(ann.tokens) if u in ann.unknown and j not in used and
-                       (asked is None or j in asked or j in said)]
-
-    def _read(self, toks: list[str]) -> Annotation:
-        text = " ".join(toks)
-        spans = self.time.parse(text)
+    def _read(self, toks: list[str], cuts: set[int]) -> Annotation:
+        """Every span of the tokens; none reads across the start of a sentence (`cuts`)."""
+        # a phrase of the pack holding a year is read before any time ('the 2010 population'); then the times
+        spans: list[Span] = []
+        locked: set[int] = set()
+        self._phrases(toks, spans, locked, cuts, numbered=True)
+        for a, b in zip([0, *sorted(cuts)], [*sorted(cuts), len(toks)]):
+            spans += [t for t in (replace(s, start=s.start + a, end=s.end + a) for s in self.time.parse(" ".join(toks[a:b])))
+                      if not locked & set(range(t.start, t.end))]
         locked = {i for s in spans for i in range(s.start, s.end)}
         for s in comparisons(toks, self.lang, locked):  # before the lexicon: the 'or' of '75 or older' compares nothing
             spans.append(s)
@@ -354,25 +238,7 @@ class Annotator:
                 spans.append(Span(m.start, m.end, "anchor", {"entity": m.entity, "name": m.name, "score": m.score,
                                                              "others": m.others}, m.text))
                 locked.update(range(m.start, m.end))
-        i = 0
-        while i < len(toks):
-            if i in locked:
-                i += 1
-                continue
-            for n in range(min(self.lex.max_len, len(toks) - i), 0, -1):
-                key = tuple(toks[i:i + n])
-                if any(j in locked for j in range(i, i + n)):
-                    continue
-                items = self.lex.phrases.get(key)
-                if items and n > 1 and all(k == "cue" for k, _ in items) and self._value_inside(toks, i, n, locked):
-                    continue  # ('<value> or not reported'): a cue does not swallow the first word of a longer value
-                if items:
-                    spans.append(Span(i, i + n, items[0][0], items[0][1], " ".join(key), list(items)))
-                    locked.update(range(i, i + n))
-                    i += n
-                    break
-            else:
-                i += 1
+        self._phrases(toks, spans, locked, cuts)
         spans.sort(key=lambda s: s.start)
         spans = self._shared_head(spans, toks)
         spans = self._restated(spans, toks, locked)
@@ -412,6 +278,32 @@ class Annotator:
         return any(self._value_phrase(toks, k, m, locked) for k in range(i + 1, i + n)
                    for m in range(i + n - k + 1, min(self.lex.max_len, len(toks) - k) + 1))
 
+    def _phrases(self, toks: list[str], spans: list[Span], locked: set[int], cuts: set[int],
+                 numbered: bool = False) -> None:
+        """The pack's phrases, longest first from the left, over tokens not yet read (only those holding a year
+        when `numbered`)."""
+        i = 0
+        while i < len(toks):
+            if i in locked:
+                i += 1
+                continue
+            for n in range(min(self.lex.max_len, len(toks) - i), 0, -1):
+                key = tuple(toks[i:i + n])
+                if any(j in locked for j in range(i, i + n)) or any(j in cuts for j in range(i + 1, i + n)):
+                    continue
+                items = self.lex.phrases.get(key)
+                if numbered and not any(t.isdigit() and len(t) == 4 for t in key):
+                    continue
+                if items and n > 1 and all(k == "cue" for k, _ in items) and self._value_inside(toks, i, n, locked):
+                    continue  # ('<value> or not reported'): a cue does not swallow the first word of a longer value
+                if items:
+                    spans.append(Span(i, i + n, items[0][0], items[0][1], " ".join(key), list(items)))
+                    locked.update(range(i, i + n))
+                    i += n
+                    break
+            else:
+                i += 1
+
     def _inside_longer_phrase(self, toks: list[str], start: int, end: int, locked: set[int]) -> bool:
         """Whether a longer value or concept phrase of the lexicon (not a record word) covers [start, end)."""
         return any(self._value_phrase(toks, i, n, locked) for n in range(min(self.lex.max_len, len(toks)), end - start, -1)
@@ -431,7 +323,13 @@ class Annotator:
                     spans[k] = s = replace(s, start=min(s.start, j), end=max(s.end, j + 1),
                                            text=" ".join(toks[min(s.start, j):max(s.end, j + 1)]))
                     locked.add(j)
-        return spans
+        out: list[Span] = []
+        for s in spans:  # ('<n> people (<year> pop)'): one field said twice in a row is said once
+            if out and s.kind == "field" == out[-1].kind and s.start == out[-1].end and s.items == out[-1].items:
+                out[-1] = replace(out[-1], end=s.end, text=f"{out[-1].text} {s.text}")
+                continue
+            out.append(s)
+        return out
 
     def _label_words(self, kind: str, value: object) -> set[str]:
         """The words every label of a value holds: a label's own words, or those all labels of a concept share
@@ -465,30 +363,7 @@ class Annotator:
         return [out[id(s)] for s in spans]
 
 
-def _kind_of_place(s: Span, c: Clause, keeps: dict, spans: list[Span], pack: Pack) -> bool:
-    """A field word just after a place the clause keeps says what kind of place it is ('<name> county'); the
-    place may be a label of that place field ('for the <county name> county map')."""
-    if "anchor" not in keeps.get(c.kind, set()):
-        return False
-    if s.kind == "field":
-        return any(a.kind in ("anchor", "label") and a.end == s.start for a in spans)
-    kind = next((f for f in spans if f.kind == "field" and f.start == s.end), None)
-    return s.kind == "label" and kind is not None and tuple(s.value[:2]) in fields_of(kind) and \
-        pack.entities[s.value[0]].fields[s.value[1]].place
-
-
 def _named_elsewhere(pack: Pack) -> set[str]:
     """Words the pack names as outside its data (other places, measures not recorded): never 'corrected'."""
     words = {t for p in pack.raw.get("elsewhere") or [] for t in str(p).split()}
     return words | {str(w) for w in (pack.raw.get("not_recorded") or {})}
-
-
-def _reported(toks: list[str], c: Clause, verbs: list[str]) -> int:
-    """Where the question proper starts in a clause: after the first reporting verb ('... wants to know'), or at
-    its start."""
-    for i in range(c.start, c.end):
-        for v in sorted(verbs, key=len, reverse=True):
-            w = v.split()
-            if toks[i:i + len(w)] == w:
-                return i + len(w)
-    return c.start

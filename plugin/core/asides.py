@@ -139,22 +139,35 @@ def _time_named(ann, rules: dict, stop: set[str]) -> None:
         window = set(range(t.end, right + 1)) if right is not None else set()
         if left is not None:
             k = left
-            while k > max(0, left - 4) and (ann.tokens[k - 1] in set(ann.unknown) | stop | periods or any(
-                    s.start <= k - 1 < s.end and (
-                    s.kind in free or s.kind == "time" and (s.value or {}).get("vague")) for s in ann.spans)):
+            while k > max(0, left - 4) and not any(s.start <= k - 1 < s.end and _grouping(s) for s in ann.spans) and (
+                    ann.tokens[k - 1] in set(ann.unknown) | stop | periods or any(
+                    s.start <= k - 1 < s.end and (s.kind in free or _a_name(s)) for s in ann.spans)):
                 k -= 1
+                if any(s.start <= k < s.end and _a_name(s) for s in ann.spans):
+                    break  # ('<season> months (<month>-<month>)'): the name is the first word of it
             window |= set(range(k, left + 1))
         inside = [s for s in ann.spans if s is not t and set(range(s.start, s.end)) & window]
         inside += [s for s in ann.spans if s.kind in ("cue", "per") and s.end == min(window | {t.start}) and
                    (s.kind == "per" or s.value in asks)]  # (the cue just before the window counts as in it)
         words = [ann.tokens[j] for j in sorted(window)]
         if not any(w in ann.unknown or w not in stop | periods for w in words) or any(s.kind == "per" or s.kind == "cue" and s.value in asks or
-                s.kind == "timepart" and s.end - s.start > 1 or  # ('per year', 'by hour'): a grouping asked
-                s.kind not in free and not (s.kind == "time" and (s.value or {}).get("vague")) for s in inside):
+                _grouping(s) or  # ('per year', 'by hour'): a grouping asked
+                s.kind not in free and not _a_name(s) for s in inside):
             continue
         ann.spans = [s for s in ann.spans if s not in inside]
         ann.unknown = [u for u in ann.unknown if u not in words]
         ann.context += [w for w in words if w not in stop and w not in ann.context]
+
+
+def _grouping(s: Span) -> bool:
+    """A part of time said as a grouping ('per year', 'month by month')."""
+    return s.kind == "timepart" and s.end - s.start > 1
+
+
+def _a_name(s: Span) -> bool:
+    """Whether a time span only names a stretch of time ('late', '<season>'), which times said outright beside it
+    define ('<season> months (<month>-<month>)')."""
+    return s.kind == "time" and bool((s.value or {}).get("vague") or (s.value or {}).get("season"))
 
 
 def _season_of_a_condition(ann, pack: Pack) -> None:

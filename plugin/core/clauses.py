@@ -22,6 +22,7 @@ class Clause:
     asks: bool = False      # holds a question word or ends with '?'
     states: bool = False    # opens with the speaker as subject ('we ...', 'our ...') and holds no question word
     reports: bool = False   # tells what someone said or showed ('the official said ...'), asking nothing itself
+    opens: bool = False     # the first clause of its sentence: no phrase reads across into it
 
 
 def pieces(question: str, rules: dict) -> list[Clause]:
@@ -37,6 +38,7 @@ def pieces(question: str, rules: dict) -> list[Clause]:
     for rw in rules.get("rewrites", []):  # ('jun-aug': a dash between two months is a range, not a compound word)
         question = re.sub(rw["pattern"], rw["to"], question)
     for sent in _SENTENCE.split(question.strip()):
+        first = len(out)
         m = _lead(sent, rules)
         head = normalize(sent[:m.start()]).split() if m else []
         deadline = bool(head) and any(tuple(head[:len(o)]) == o for o in deadlines)
@@ -53,6 +55,7 @@ def pieces(question: str, rules: dict) -> list[Clause]:
             out.append(Clause(sent[:m.start()], kind="deadline" if deadline else "purpose" if purpose else "question"))
             sent = sent[m.end():]
         out += _trailing(sent, rules)
+        out[first].opens = True
     qwords = set(rules.get("question_words", []))
     first = set(rules.get("question_openers", []))
     greet = set(rules.get("greetings", []))

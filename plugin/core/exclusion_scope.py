@@ -62,7 +62,7 @@ def _covered(ann, conds: list[Span], rules: dict, pos: int, step: int,
             break
         if hit is not None:
             if hit.kind in covers or hit.kind == "cue" and hit.value in set(rules.get("covers_cues", [])) or (
-                    step > 0 and hit.kind in asks and all(k in heads for k in kinds)):
+                    step > 0 and hit.kind in asks and all(k in heads or k in asks for k in kinds)):
                 covered.append((hit.start, hit.end))
                 kinds.append(hit.kind)
             elif hit.kind not in passes:

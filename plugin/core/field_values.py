@@ -7,7 +7,12 @@ from .frame import Predicate
 def merge_same_field(preds: list[Predicate], log) -> list[Predicate]:
     """A record has one value per field: two value lists on one field mean either ('wet or snowy roads')."""
     out: list[Predicate] = []
+    said: set[tuple] = set()
     for q in preds:
+        key = (q.op, q.entity, q.field, q.negate, frozenset(map(repr, q.values)))
+        if q.op == "in" and key in said:
+            continue  # one condition said twice is one condition, whatever was said between ('<a> ... <b> as <a> too')
+        said.add(key)
         twin = next((o for o in out if o.op == q.op == "in" and o.field == q.field and o.entity == q.entity
                      and not o.negate and not q.negate), None)  # (what is left out stays its own condition)
         if twin is None:

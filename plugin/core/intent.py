@@ -33,7 +33,7 @@ def assemble_intent(w: Work) -> None:
             f.group_by.append(Group("time", "year"))
     elif w.superlative and (f.group_by or f.near):
         f.intent = "rank"
-    elif (cx.cue("list") or (w.target_span and any(x in cx.cue("which") for x in cx.before(w.target_span, 1)))
+    elif (cx.cue("list") or (w.target_span and any(x in cx.cue("which") for x in cx.before(w.target_span, 2)))
           or _bare_features(w) or _which_of_those(w)) and not cx.cue("count") and not f.group_by \
             and f.measure.kind == "count":
         # "show ...", and "which <features> had ...": the features themselves

@@ -157,8 +157,8 @@ def value_predicate(s: Span, named: set | None = None, listed: set | None = None
         hit = next((r for r in labels if (r[0], r[1]) in fields), None)
         if hit is None or c and pack and set(pred_fields(pack, Predicate(concept=c[0]))) & fields:
             continue
-        if fields is listed and c and len({r[1] for r in labels if r[0] == hit[0]}) > 1:
-            continue  # ('<value> or <value>' each a label of several fields): the concept says which
+        if fields is listed and c and len({r[1] for r in labels if r[0] == hit[0] and (r[0], r[1]) in fields}) > 1:
+            continue  # ('<value> or <value>' each a label of the same several fields): the concept says which
         if len({(r[0], r[1]) for r in labels}) > 1 or c:
             return Predicate(field=hit[1], op="has", values=[hit[2]], entity=hit[0], text=s.text)
     said_as = _label_of_named(pack, c[0], named or set()) if c and pack else None

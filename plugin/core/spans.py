@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from .annotate import Annotation
 from .frame import TimeSpec
 from .pack import Pack, language_for
-from .tokens import Span
+from .tokens import Span, readings  # noqa: F401 (read from here by the interpreter)
 
 
 def words(pack: Pack, key: str) -> set[str]:
@@ -16,10 +16,6 @@ def words(pack: Pack, key: str) -> set[str]:
         sets[key] = set(language_for(pack).get(key, []))
     return sets[key]
 
-
-
-def readings(span: Span, kind: str) -> list:
-    return [v for k, v in span.items if k == kind] if span.items else ([span.value] if span.kind == kind else [])
 
 
 def kinds(spans: list[Span]) -> set[tuple[str, str]]:

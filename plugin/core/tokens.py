@@ -14,3 +14,8 @@ class Span:
     value: Any = None
     text: str = ""
     items: list[tuple[str, Any]] = field(default_factory=list)
+
+
+def readings(span: Span, kind: str) -> list:
+    """The values a span may have of one kind ('entity', 'label', ...)."""
+    return [v for k, v in span.items if k == kind] if span.items else ([span.value] if span.kind == kind else [])

@@ -1,0 +1,178 @@
+"""Which clauses of a message ask and which are context: what a purpose, a statement or a report keeps."""
+from __future__ import annotations
+
+from .anchors import PARTIAL_SCORE
+from .clauses import Clause, asked_positions, classify, clause_at
+from .pack import Pack
+from .spelling import is_plural_word
+from .text import phrase_key
+from .tokens import Span, readings
+from .value_words import fields_of
+
+
+class ClauseRoles:
+    """Sets aside the words of clauses that do not ask, keeping what each kind of clause contributes."""
+
+    def __init__(self, pack: Pack, lang: dict, rules: dict, stop: set[str]):
+        self.pack, self.lang, self.rules, self.stop = pack, lang, rules, stop
+
+    def _purpose_tails(self, ann, rules: dict) -> None:
+        """'<question> for the <words the pack does not know>': a purpose closing a clause ('... for the walk audit')
+        is a clause of its own, set aside."""
+        tails = [phrase_key(t) for t in rules.get("purpose_tails", [])]
+        heads = set(rules.get("purpose_heads", []))
+        read = {i for s in ann.spans if s.kind != "cue" for i in range(s.start, s.end)}
+        for c in list(ann.clauses):
+            for p in range(c.start + 1, c.end):
+                w = next((w for w in tails if w and tuple(ann.tokens[p:p + len(w)]) == w), None)
+                rest = range(p + len(w), c.end) if w else range(0)
+                if w and rest and not read & set(rest) and any(ann.tokens[i] not in self.stop for i in rest):
+                    ann.clauses.insert(ann.clauses.index(c) + 1, Clause(" ".join(ann.tokens[p:c.end]), p, c.end, "purpose"))
+                    c.end = p
+                    break
+                # ('<trend> for the memo, <question>'): a purpose ending with a word for what the message is
+                head = next((h for h in rest[:4] if ann.tokens[h] in heads), None) if w else None
+                if head is not None and head + 1 < c.end and not read & set(range(p + len(w), head + 1)):
+                    k = ann.clauses.index(c)
+                    ann.clauses[k + 1:k + 1] = [Clause(" ".join(ann.tokens[p:head + 1]), p, head + 1, "purpose"),
+                                                Clause(" ".join(ann.tokens[head + 1:c.end]), head + 1, c.end, c.kind)]
+                    c.end = p
+                    break
+
+    def _only_part_of_a_name(self, s: Span, c: Clause, ann) -> bool:
+        """An anchor outside the question that is no place to count in: a word only part of a few names, or, in a
+        purpose, a feature rather than an area ('<square> check: ...') unless the question refers back to it ('the
+        <feature>')."""
+        if not s.value.get("others") and self._referred_to(s.value["entity"], ann):
+            return False  # ('<planning> for <name>: ... of the <feature>?'): the one feature the question refers back to
+        if s.value.get("score", 100) <= PARTIAL_SCORE:
+            return True
+        return c.kind in ("purpose", "deadline") and not self.pack.entities[s.value["entity"]].area
+
+    def _referred_to(self, entity: str, ann) -> bool:
+        """Whether a clause that asks names one feature of this layer as one already named ('... of the <feature>')."""
+        definite = set(self.lang.get("definite_words", []))
+        asked = asked_positions(ann.clauses)
+        return any(x.kind == "entity" and entity in readings(x, "entity") and (asked is None or x.start in asked) and
+                   x.start and ann.tokens[x.start - 1] in definite and not is_plural_word(x.text.split()[-1])
+                   for x in ann.spans)
+
+    def _hearsay(self, ann, rules: dict) -> set[int]:
+        """A statement of what someone said or wrote ('a resident wrote in about <topic>') is background when the
+        question names the records itself: its topic is no condition. The positions of what was said, when the
+        question asks of it."""
+        # ('we are drafting a paper on <topic>'): what a piece of writing is about is its topic, no condition
+        topic = [[h, t] for h in rules.get("purpose_heads", []) for t in rules.get("topic_words", [])]
+        asked = [c for c in ann.clauses if c.kind == "question"]
+        if not any(x.kind == "entity" and not self._area(x) and c.start <= x.start < c.end for c in asked
+                   for x in ann.spans):
+            # ('<someone> said <records> went up. how many were there?'): what was said is asked of, its words too
+            return {i for c in ann.clauses if c.kind == "statement" and c.reports for i in range(c.start, c.end)}
+        for c in ann.clauses:
+            if c.kind == "statement" and (c.reports or any(ann.tokens[i:i + len(w)] == w for w in topic
+                                                           for i in range(c.start, c.end))):
+                c.kind = "hearsay"
+        return set()
+
+    def _place_field(self, s: Span) -> bool:
+        """Whether a field word names a kind of place ('county'), which a place name beside it is a value of."""
+        return any(self.pack.entities[e].fields[f].place for e, f in fields_of(s)
+                   if e in self.pack.entities and f in self.pack.entities[e].fields)
+
+    def _names_records(self, c: Clause, spans: list[Span]) -> bool:
+        """Whether a clause names records that happen (a source), as 'for the 2010 <records>' does; a word for what
+        the message is ('the <season> table in the safety report') names no records."""
+        heads = set(self.rules.get("context", {}).get("purpose_heads", []))
+        return any(x.kind == "entity" and c.start <= x.start < c.end and self.records(x) and x.text.split()[-1]
+                   not in heads for x in spans)
+
+    def _area(self, s: Span) -> bool:
+        """Whether an entity word names an area layer (a place records lie in, not a thing asked about)."""
+        return all(self.pack.entities[v].area for k, v in (s.items or [(s.kind, s.value)]) if k == "entity")
+
+    def records(self, s: Span) -> bool:
+        """Whether an entity word names records that happen (with a time), as a source does."""
+        return any(k == "entity" and self.pack.entities[v].time for k, v in (s.items or [(s.kind, s.value)]))
+
+    def set_aside(self, ann) -> None:
+        """A purpose or greeting contributes nothing; a statement only its conditions; their other words are
+        context, never 'not understood'. Who asks ('<someone> wants ...') is a purpose of its own."""
+        rules = self.rules.get("context", {})
+        cues = {s.start: str(s.value) for s in ann.spans if s.kind == "cue"}
+        self._purpose_tails(ann, rules)
+        classify(ann.clauses, cues, set(rules.get("question_cues", [])))
+        said = self._hearsay(ann, rules)
+        leads = {id(c): _reported(ann.tokens, c, rules.get("reporting_verbs", [])) if c.kind == "question" else c.start
+                 for c in ann.clauses}
+        # (a direct question naming nothing, 'can you do that for each?', asks what was reported before it)
+        direct = any(c.kind == "question" and leads[id(c)] == c.start and any(c.start <= x.start < c.end and x.kind in (
+            "entity", "label", "concept", "anchor", "field", "time", "per", "distance", "area_shape") for x in ann.spans)
+            for c in ann.clauses)
+        for c in list(ann.clauses):
+            lead = leads[id(c)]
+            if direct and lead > c.start:
+                c.kind = "reported"  # ('<someone> asked how many ... . What share ...?'): the question asked next says it
+                continue
+            asked_before = any(c.start <= i < lead and str(v) in set(rules.get("question_cues", [])) for i, v in
+                               cues.items()) or any(t in rules.get("question_words", []) for t in ann.tokens[c.start:lead])
+            if lead > c.start and not asked_before:
+                ann.clauses.insert(ann.clauses.index(c), Clause(" ".join(ann.tokens[c.start:lead]), c.start, lead,
+                                                                "purpose"))
+                c.start = lead
+        keeps = {k: set(v) for k, v in rules.get("keeps", {}).items()}
+        heads = set(rules.get("purpose_heads", []))
+        keep = []
+        asked = asked_positions(ann.clauses)
+        asked_names = [set(s.text.split()) for s in ann.spans if s.kind == "anchor" and (asked is None or s.start in asked)]
+        # ('<features> filed under <place> - which of those ...?'): a question naming nothing asks of what was stated
+        asks_of = any(s.kind == "entity" and not self._area(s) and (asked is None or s.start in asked) for s in ann.spans)
+        for s in ann.spans:
+            c = clause_at(ann.clauses, s.start)
+            if c is not None and c.kind != "question" and s.kind == "anchor" and (any(
+                    set(s.text.split()) < n for n in asked_names) or self._only_part_of_a_name(s, c, ann)):
+                continue  # ('for the <name> walk audit: ... of the <name> school?'): the feature the question names
+            if c is not None and c.kind != "question" and s.kind not in keeps.get(c.kind, set()) and not (
+                    s.kind == "cue" and {v for k, v in (s.items or [(s.kind, s.value)]) if k == "cue"} &
+                    set(rules.get("keep_cues", []))) and not _kind_of_place(s, c, keeps, ann.spans, self.pack) and not (
+                    s.kind == "time" and c.kind == "purpose" and self._names_records(c, ann.spans)):
+                continue  # (but 'for the 2010 <records>, ...' dates the records it names)
+            if c is not None and c.kind == "purpose" and s.text in heads:
+                continue  # ('<topic> angle -'): the word for what the message is, not a value
+            if c is not None and c.kind != "question" and s.kind == "entity" and not self.records(s) and asks_of:
+                continue  # ('... a talk to <features>.'): a statement names the records, never a feature to be near
+            if c is not None and c.kind != "question" and s.kind == "field" and not any(
+                    (v.kind in ("label", "concept", "blank", "numcmp") or v.kind == "anchor" and self._place_field(s))
+                    and -3 <= v.start - s.end <= 3 for v in ann.spans if v is not s):
+                continue  # ('All crash types.'): a field with no value said of it gives a statement nothing
+            keep.append(s)
+        used = {i for s in keep for i in range(s.start, s.end)}
+        context = [ann.tokens[i] for c in ann.clauses if c.kind != "question" for i in range(c.start, c.end)
+                   if i not in used]
+        ann.aside = [s for s in ann.spans if s not in keep]
+        ann.spans = keep
+        ann.context = [w for w in context if w not in self.stop]
+        ann.unknown = [u for j, u in enumerate(ann.tokens) if u in ann.unknown and j not in used and
+                       (asked is None or j in asked or j in said)]
+
+
+def _kind_of_place(s: Span, c: Clause, keeps: dict, spans: list[Span], pack: Pack) -> bool:
+    """A field word just after a place the clause keeps says what kind of place it is ('<name> county'); the
+    place may be a label of that place field ('for the <county name> county map')."""
+    if "anchor" not in keeps.get(c.kind, set()):
+        return False
+    if s.kind == "field":
+        return any(a.kind in ("anchor", "label") and a.end == s.start for a in spans)
+    kind = next((f for f in spans if f.kind == "field" and f.start == s.end), None)
+    return s.kind == "label" and kind is not None and tuple(s.value[:2]) in fields_of(kind) and \
+        pack.entities[s.value[0]].fields[s.value[1]].place
+
+def _reported(toks: list[str], c: Clause, verbs: list[str]) -> int:
+    """Where the question proper starts in a clause: after the first reporting verb ('... wants to know'), or at
+    its start."""
+    for i in range(c.start, c.end):
+        for v in sorted(verbs, key=len, reverse=True):
+            w = v.split()
+            if toks[i:i + len(w)] == w:
+                return i + len(w)
+    return c.start
+

@@ -1,0 +1,77 @@
+"""Phrasings read in the session of fresh20, through the whole rules pipeline and checked against an analyst's SQL:
+several places left out, month names misspelt, a lead that checks one thing against another, an impression of a
+number, a sentence that limits the list, a census year said with its population, a season named by its months,
+values of one field listed with an ambiguous one, a partitive 'which of the', a feature named in a purpose and
+referred back to."""
+from __future__ import annotations
+
+from conftest import rows, scalar
+from test_phrasings_read import ask
+
+
+def test_several_places_left_out(pipeline, admin):
+    a = ask(pipeline, "fatal or injury collisions in Hampden County, leaving out Springfield or Holyoke")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE cnty_name = 'HAMPDEN'
+        AND city_town_name NOT IN ('SPRINGFIELD', 'HOLYOKE')
+        AND crash_severity_descr IN ('Fatal injury', 'Non-fatal injury')""")
+
+
+def test_a_month_name_misspelt(pipeline, admin):
+    a = ask(pipeline, "collisions in Lynn during Septmber")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LYNN'
+                                           AND extract(month FROM crash_date) = 9""")
+    assert {"from": "septmber", "to": "september", "why": "spelling"} in pipeline.annotator().annotate(
+        "collisions in Lynn during Septmber").corrections
+
+
+def test_a_lead_checking_one_thing_against_another(pipeline, admin):
+    a = ask(pipeline, "Verifying our slide against the 2017 statewide collision sample: count of fatal crashes in Lynn?")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LYNN'
+                                           AND crash_severity_descr = 'Fatal injury'""")
+
+
+def test_an_impression_of_a_number_is_background(pipeline, admin):
+    a = ask(pipeline, "Their rush-hour figure seems off. How many Salem collisions happened on a Friday?")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'
+                                           AND extract(isodow FROM crash_date) = 5""")
+
+
+def test_a_sentence_that_limits_the_ranking(pipeline, admin):
+    a = ask(pipeline, "Rank the towns of Essex County by injury collisions (2017). The top 3 will do.")
+    assert len(a.rows) == 3
+    assert [r[1] for r in a.rows] == [r[1] for r in rows(admin, """SELECT city_town_name, count(*) FROM ma.massdot_crash
+        WHERE cnty_name = 'ESSEX' AND crash_severity_descr = 'Non-fatal injury' GROUP BY 1 ORDER BY 2 DESC LIMIT 3""")]
+
+
+def test_a_census_year_said_with_its_population(pipeline, admin):
+    a = ask(pipeline, "towns with under 2,000 residents (2010 census): the 3 with the most collisions?")
+    want = rows(admin, """SELECT c.city_town_name, count(*) FROM ma.massdot_crash c JOIN ma.town t ON t.town = c.city_town_name
+        WHERE t.pop2010 < 2000 GROUP BY 1 ORDER BY 2 DESC LIMIT 3""")
+    assert [r[1] for r in a.rows] == [r[1] for r in want]
+
+
+def test_a_season_named_by_the_months_said(pipeline, admin):
+    a = ask(pipeline, "summer months (May-Sep) collisions in Salem, per month")
+    assert dict(map(tuple, a.rows)) == dict(map(tuple, rows(admin, """SELECT extract(month FROM crash_date)::int, count(*)
+        FROM ma.massdot_crash WHERE city_town_name = 'SALEM' AND extract(month FROM crash_date) BETWEEN 5 AND 9
+        GROUP BY 1""")))
+
+
+def test_an_ambiguous_value_listed_with_values_of_one_field(pipeline, admin):
+    a = ask(pipeline, "how many Worcester collisions where the pavement had slush, snow or ice")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'WORCESTER'
+                                           AND road_surf_cond_descr IN ('Slush', 'Snow', 'Ice')""")
+
+
+def test_which_of_the_features_lists_them(pipeline, admin):
+    a = ask(pipeline, "which of the signals belong to DCR?")
+    assert a.frame["intent"] == "list"
+    assert len(a.rows) == scalar(admin, """SELECT count(*) FROM ma.traffic_signal
+        WHERE jurisdiction = 'Massachusetts Dept. Conservation & Recreation'""")
+
+
+def test_a_feature_named_in_a_purpose_and_referred_back_to(pipeline, admin):
+    a = ask(pipeline, "For the crossing guard plan at Graham and Parks School: count pedestrian crashes in the "
+                      "police reports within 250 m of the school")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_crash c WHERE pedestrian_involved AND
+        EXISTS (SELECT 1 FROM ma.school s WHERE s.site_name ILIKE 'Graham%%Parks%%' AND ST_DWithin(c.geom, s.geom, 250))""")
