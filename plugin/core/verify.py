@@ -10,8 +10,10 @@ from .frame import Frame
 from .pack import Pack
 
 
-WEIGHTY = 0.3
-_SPELLING_ONLY = {"value_normalised", "group_field", "scope_satisfied", "already_excluded"}  # a feature moving the log-odds less than this is no reason worth reading
+WEIGHTY = 0.3  # a feature moving the log-odds less than this is no reason worth reading
+# repairs that keep what was asked: a label spelt as published, a condition met already, a field or condition
+# carried to the same field of the source chosen (the choice itself is a repair of its own)
+_SPELLING_ONLY = {"value_normalised", "group_field", "scope_satisfied", "already_excluded", "filter_moved"}
 
 
 @dataclass
