@@ -75,3 +75,49 @@ def test_a_feature_named_in_a_purpose_and_referred_back_to(pipeline, admin):
                       "police reports within 250 m of the school")
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_crash c WHERE pedestrian_involved AND
         EXISTS (SELECT 1 FROM ma.school s WHERE s.site_name ILIKE 'Graham%%Parks%%' AND ST_DWithin(c.geom, s.geom, 250))""")
+
+
+def test_two_codes_of_one_number_field_are_either(pipeline, admin):
+    a = ask(pipeline, "Cambridge bus stops not flagged wheelchair accessible: no info or inaccessible. List them.")
+    assert len(a.rows) == scalar(admin, """SELECT count(*) FROM ma.mbta_stop WHERE vehicle_type = 3
+        AND municipality = 'Cambridge' AND wheelchair_boarding IN (0, 2)""")
+
+
+def test_a_plus_between_two_values(pipeline, admin):
+    a = ask(pipeline, "count fatal+injury collisions in Quincy")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'QUINCY'
+        AND crash_severity_descr IN ('Fatal injury', 'Non-fatal injury')""")
+
+
+def test_the_record_numbers_ask_for_the_records(pipeline, admin):
+    a = ask(pipeline, "Rear-end collisions in Quincy on a wet road. Only the crash numbers please.")
+    assert a.frame["intent"] == "list" and not a.frame.get("group_by")
+    assert len(a.rows) == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'QUINCY'
+        AND manr_coll_descr = 'Rear-end' AND road_surf_cond_descr = 'Wet'""")
+
+
+def test_a_count_condition_beside_a_rate_keeps_groups_by_their_count(pipeline, admin):
+    a = ask(pipeline, "of the towns with at least 100 collisions, the top 3 by collision rate per 1,000 inhabitants")
+    want = rows(admin, """SELECT c.city_town_name FROM ma.massdot_crash c JOIN ma.town t ON t.town = c.city_town_name
+        GROUP BY 1, t.pop2010 HAVING count(*) >= 100 ORDER BY count(*) * 1000.0 / t.pop2010 DESC LIMIT 3""")
+    assert [r[0] for r in a.rows] == [r[0] for r in want]
+
+
+def test_a_size_said_in_a_sentence_of_its_own(pipeline, admin):
+    a = ask(pipeline, "Which 4 towns show the lowest collision rate per 1,000 inhabitants? Just towns with at least 30,000 people.")
+    want = rows(admin, """SELECT c.city_town_name FROM ma.massdot_crash c JOIN ma.town t ON t.town = c.city_town_name
+        WHERE t.pop2010 >= 30000 GROUP BY 1, t.pop2010 ORDER BY count(*) * 1000.0 / t.pop2010 LIMIT 4""")
+    assert [r[0] for r in a.rows] == [r[0] for r in want]
+
+
+def test_labels_after_an_exclusion_that_would_leave_nothing_are_kept(pipeline, admin):
+    a = pipeline.ask("count the ramps rated other than good (E, F or P)")  # (asked back or not, as read:)
+    kept = [p for p in a.frame["filters"] if p.get("field") == "condition" and not p.get("negate")]
+    assert [sorted(p["values"]) for p in kept] == [["E", "F", "P"]]
+
+
+def test_a_list_of_kinds_runs_past_the_kinds_named(pipeline, admin):
+    a = ask(pipeline, "bike file crashes at an intersection, whether T, traffic circle or Y, per year")
+    want = rows(admin, """SELECT year, count(*) FROM ma.cambridge_bicycle_crash WHERE trim(roadway_junction_type)
+        IN ('T-INTERSECTION', 'TRAFFIC CIRCLE', 'Y-INTERSECTION') GROUP BY 1""")
+    assert dict(map(tuple, a.rows)) == dict(map(tuple, want))

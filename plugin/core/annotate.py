@@ -324,9 +324,12 @@ class Annotator:
                                            text=" ".join(toks[min(s.start, j):max(s.end, j + 1)]))
                     locked.add(j)
         out: list[Span] = []
-        for s in spans:  # ('<n> people (<year> pop)'): one field said twice in a row is said once
-            if out and s.kind == "field" == out[-1].kind and s.start == out[-1].end and s.items == out[-1].items:
-                out[-1] = replace(out[-1], end=s.end, text=f"{out[-1].text} {s.text}")
+        for s in spans:  # ('<n> people (<year> pop)', '<n> residents in the <year> census'): one field said twice
+            prev = next((k for k in range(len(out) - 1, -1, -1) if out[k].kind == "field"), None)
+            if prev is not None and s.kind == "field" and s.items == out[prev].items and \
+                    all(t in self.stop for t in toks[out[prev].end:s.start]):
+                out[prev] = replace(out[prev], end=s.end, text=" ".join(toks[out[prev].start:s.end]))
+                out = out[:prev + 1]  # (the grammar words between are part of it)
                 continue
             out.append(s)
         return out

@@ -49,6 +49,15 @@ class ClauseRoles:
             return True
         return c.kind in ("purpose", "deadline") and not self.pack.entities[s.value["entity"]].area
 
+    def _yields(self, s: Span, asked: list[Span]) -> bool:
+        """Whether a place named outside the question gives way to the places the question names: a name read
+        only near a known one ('<region name> end of the corridor - <town>, <town> ...'), or a feature ('we walk
+        <square> next week. ... near <intersection>?')."""
+        if not asked:
+            return False
+        return s.value.get("score", 100) < 100 and any(a.value.get("score", 100) >= 100 for a in asked) or \
+            not self.pack.entities[s.value["entity"]].area
+
     def _referred_to(self, entity: str, ann) -> bool:
         """Whether a clause that asks names one feature of this layer as one already named ('... of the <feature>')."""
         definite = set(self.lang.get("definite_words", []))
@@ -110,7 +119,7 @@ class ClauseRoles:
             for c in ann.clauses)
         for c in list(ann.clauses):
             lead = leads[id(c)]
-            if direct and lead > c.start:
+            if direct and lead > c.start and not _speaker_asks(ann.tokens, c, lead, rules.get("reporting_verbs", [])):
                 c.kind = "reported"  # ('<someone> asked how many ... . What share ...?'): the question asked next says it
                 continue
             asked_before = any(c.start <= i < lead and str(v) in set(rules.get("question_cues", [])) for i, v in
@@ -123,13 +132,15 @@ class ClauseRoles:
         heads = set(rules.get("purpose_heads", []))
         keep = []
         asked = asked_positions(ann.clauses)
-        asked_names = [set(s.text.split()) for s in ann.spans if s.kind == "anchor" and (asked is None or s.start in asked)]
+        asked_anchors = [s for s in ann.spans if s.kind == "anchor" and (asked is None or s.start in asked)]
+        asked_names = [set(s.text.split()) for s in asked_anchors]
         # ('<features> filed under <place> - which of those ...?'): a question naming nothing asks of what was stated
         asks_of = any(s.kind == "entity" and not self._area(s) and (asked is None or s.start in asked) for s in ann.spans)
         for s in ann.spans:
             c = clause_at(ann.clauses, s.start)
             if c is not None and c.kind != "question" and s.kind == "anchor" and (any(
-                    set(s.text.split()) < n for n in asked_names) or self._only_part_of_a_name(s, c, ann)):
+                    set(s.text.split()) < n for n in asked_names) or self._only_part_of_a_name(s, c, ann) or
+                    self._yields(s, asked_anchors)):
                 continue  # ('for the <name> walk audit: ... of the <name> school?'): the feature the question names
             if c is not None and c.kind != "question" and s.kind not in keeps.get(c.kind, set()) and not (
                     s.kind == "cue" and {v for k, v in (s.items or [(s.kind, s.value)]) if k == "cue"} &
@@ -142,7 +153,7 @@ class ClauseRoles:
                 continue  # ('... a talk to <features>.'): a statement names the records, never a feature to be near
             if c is not None and c.kind != "question" and s.kind == "field" and not any(
                     (v.kind in ("label", "concept", "blank", "numcmp") or v.kind == "anchor" and self._place_field(s))
-                    and -3 <= v.start - s.end <= 3 for v in ann.spans if v is not s):
+                    and max(v.start - s.end, s.start - v.end) <= 3 for v in ann.spans if v is not s):
                 continue  # ('All crash types.'): a field with no value said of it gives a statement nothing
             keep.append(s)
         used = {i for s in keep for i in range(s.start, s.end)}
@@ -176,3 +187,9 @@ def _reported(toks: list[str], c: Clause, verbs: list[str]) -> int:
                 return i + len(w)
     return c.start
 
+
+
+def _speaker_asks(toks: list[str], c: Clause, lead: int, verbs: list[str]) -> bool:
+    """Whether a clause opens with its reporting verb, no one named before it ('need the list of ...'): the speaker's
+    own request, not what someone else asked."""
+    return any(toks[c.start:lead] == v.split() for v in verbs)

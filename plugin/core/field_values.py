@@ -4,8 +4,9 @@ from __future__ import annotations
 from .frame import Predicate
 
 
-def merge_same_field(preds: list[Predicate], log) -> list[Predicate]:
+def merge_same_field(preds: list[Predicate], log, codes: dict[str, list[str]] | None = None) -> list[Predicate]:
     """A record has one value per field: two value lists on one field mean either ('wet or snowy roads')."""
+    _kept_restated(preds, codes or {}, log)
     out: list[Predicate] = []
     said: set[tuple] = set()
     for q in preds:
@@ -13,18 +14,19 @@ def merge_same_field(preds: list[Predicate], log) -> list[Predicate]:
         if q.op == "in" and key in said:
             continue  # one condition said twice is one condition, whatever was said between ('<a> ... <b> as <a> too')
         said.add(key)
-        twin = next((o for o in out if o.op == q.op == "in" and o.field == q.field and o.entity == q.entity
+        twin = next((o for o in out if {o.op, q.op} <= {"in", "eq"} and o.field == q.field and o.entity == q.entity
                      and not o.negate and not q.negate), None)  # (what is left out stays its own condition)
         if twin is None:
             out.append(q)
             continue
+        twin.op = "in"  # (a coded number said twice, '<code 0> or <code 2>': one value list as for labels)
         before = list(twin.values)
         a, b = set(twin.values), set(q.values)
         if a == b:
             continue  # ('for a <county> request, ... in <county>'): one condition said twice is one condition
         if q.text == twin.text:  # ('aged 16 to 20'): one condition said with both ends, each end a value list
             twin.values = [v for v in before if v in b]
-            log("filters_merged", "filters", before, twin.values, f"both ends of one range ({q.text})")
+            log("range_ends", "filters", before, twin.values, f"both ends of one range ({q.text})")
             continue
         if a <= b or b <= a:  # "unlit roads after dark": the narrower value set is meant
             twin.values = sorted(a & b, key=lambda v: (before + q.values).index(v))
@@ -36,3 +38,19 @@ def merge_same_field(preds: list[Predicate], log) -> list[Predicate]:
         twin.text = f"{twin.text} or {q.text}"
         log("filters_merged", "filters", before, twin.values, f"one field, several values: any of them ({twin.text})")
     return out
+
+
+def _kept_restated(preds: list[Predicate], codes: dict[str, list[str]], log) -> None:
+    """'other than <a> (<b>, <c> or <d>)': conditions left out on one field that together leave out every label
+    of it cannot all be meant; those said after the first are the labels kept, said again."""
+    left_out: dict[tuple, list[Predicate]] = {}
+    for q in preds:
+        if q.negate and q.op in ("in", "eq") and codes.get(q.field):
+            left_out.setdefault((q.entity, q.field), []).append(q)
+    for (_, fld), qs in left_out.items():
+        said = {str(v).strip().lower() for q in qs for v in q.values}
+        if len(qs) > 1 and said >= {str(c).strip().lower() for c in codes[fld]}:
+            for q in qs[1:]:
+                q.negate = False
+                log("exclusion_restated", "filters", q.text, q.values, "left out every label: the ones after the "
+                    "first are those kept, said again")

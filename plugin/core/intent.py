@@ -18,6 +18,7 @@ def assemble_intent(w: Work) -> None:
     """Measure, intent, ranking and output of the frame, from the cues and the roles already read."""
     f, cx = w.f, w.cx
     _measure(w)
+    by_id = _by_record_id(w)
     if w.sides:
         f.intent, f.compare = "compare", w.sides
         if cx.cue("share"):
@@ -34,7 +35,8 @@ def assemble_intent(w: Work) -> None:
     elif w.superlative and (f.group_by or f.near):
         f.intent = "rank"
     elif (cx.cue("list") or (w.target_span and any(x in cx.cue("which") for x in cx.before(w.target_span, 2)))
-          or _bare_features(w) or _which_of_those(w)) and not cx.cue("count") and not f.group_by \
+          or _bare_features(w) or _which_of_those(w) or by_id) and not cx.cue("count") \
+            and not f.group_by \
             and f.measure.kind == "count":
         # "show ...", and "which <features> had ...": the features themselves
         f.intent = "list"
@@ -51,6 +53,21 @@ def assemble_intent(w: Work) -> None:
         f.rank = Rank("asc" if cx.cue("rank_asc") and not cx.cue("rank_desc") else "desc", limit)
     f.filters = [p for _, p in w.target_preds]
     f.output = ["map", "table"] if f.intent in ("list", "locate") else ["table", "chart"] if f.group_by else ["table"]
+
+
+def _by_record_id(w: Work) -> bool:
+    """'<records> ... just the <record numbers>': a grouping by the records' own id has one record a group, so it
+    asks for the records (the grouping is dropped)."""
+    f = w.f
+
+    def own_id(g: Group) -> bool:
+        ent = w.pack.entities.get(g.key.split(".")[0] if "." in g.key else f.target or "")
+        return g.kind == "field" and ent is not None and g.key.split(".")[-1] in (ent.id_field, ent.key)
+    ids = [g for g in f.group_by if own_id(g)]
+    if not ids or f.measure.kind != "count":
+        return False
+    f.group_by = [g for g in f.group_by if g not in ids]
+    return True
 
 
 def _which_of_those(w: Work) -> bool:

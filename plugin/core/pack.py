@@ -96,6 +96,10 @@ class Entity:
                 return f
         return None
 
+    def codes(self) -> dict[str, list[str]]:
+        """Field name -> the labels published for it, for the coded fields."""
+        return {n: f.codes for n, f in self.fields.items() if f.codes}
+
     def years(self) -> tuple[int, int] | None:
         y = self.coverage.get("years")
         return (int(y[0]), int(y[1])) if y else None

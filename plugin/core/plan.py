@@ -271,8 +271,10 @@ def _aggregate(s: _Steps) -> None:
         labels, sorts = [g.name for g in groups], [g.order or g.name for g in groups if g.sorted]
     value = _rate(s) if f.measure.kind == "rate" else measure_column(f)
     if f.having:
-        # 'towns with more than 100 crashes': groups whose measure meets the condition
-        s.add(Keep(id="kept", inputs=[s.last], column=value, where=[(h.op, h.values[0]) for h in f.having]))
+        # 'towns with more than 100 crashes': groups whose measure meets the condition (of a rate, the records
+        # counted, never the rate: 'of the towns with over 80 records, the top rate')
+        kept = measure_column(f) if f.measure.kind == "rate" else value
+        s.add(Keep(id="kept", inputs=[s.last], column=kept, where=[(h.op, h.values[0]) for h in f.having]))
     _order(s, value, labels, sorts, bool(f.group_by or support_group))
 
 

@@ -54,7 +54,7 @@ class Repairer:
         if not f.target:
             return r
         ent = self.pack.entity(f.target)
-        f.filters = merge_same_field(self._resolve_preds(ent, f.filters, "filters", log, r), log)
+        f.filters = merge_same_field(self._resolve_preds(ent, f.filters, "filters", log, r), log, ent.codes())
         f.share_of = self._resolve_preds(ent, f.share_of, "share_of", log, r)
         for i, side in enumerate(f.compare):
             side.filters = self._resolve_preds(ent, side.filters, f"compare[{i}].filters", log, r)
@@ -186,7 +186,9 @@ class Repairer:
             r.problems.append(f"no {f.label} band lies wholly within '{q.text}'")
             log("filter_dropped", path, q.text, None, f"{f.label} is published in bands none of which fits")
             return None
-        log("threshold_bands", path, f"{q.op} {n:g}", inside, f"{f.label} is published in bands")
+        # (bands that meet the condition exactly only spell it as published; one straddling it changes it)
+        log("threshold_bands_partial" if straddle else "threshold_bands", path, f"{q.op} {n:g}", inside,
+            f"{f.label} is published in bands")
         if straddle:
             r.notes.append(f"{f.label} is published in bands: {', '.join(straddle)} only partly meets "
                            f"'{q.text}' and was left out")

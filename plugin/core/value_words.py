@@ -91,9 +91,13 @@ class ValueWords:
             for (ent, fld), labels in label_sets(self.pack, v).items():
                 field_ = self.pack.entities[ent].fields.get(fld) if ent in self.pack.entities else None
                 own = {w for lb in labels for w in normalize(str(lb)).split()} - self.stop
-                for j in range(v.end, min(v.end + 6, len(toks))):
+                reach = v.end + 6  # (each kind named on the way lets the list run one word further)
+                for j in range(v.end, len(toks)):
                     t = toks[j]
+                    if j >= reach:
+                        break
                     if j in locked or t in self.stop or not t.isalpha() or field_ is None:
+                        reach += j in locked
                         continue
                     kin = [c for c in field_.codes if c not in labels and t in normalize(str(c)).split()
                            and own & set(normalize(str(c)).split())]
@@ -101,6 +105,7 @@ class ValueWords:
                         spans.append(Span(j, j + 1, "label", (ent, fld, norm_label(kin[0])), t,
                                           [("label", (ent, fld, norm_label(kin[0])))]))
                         locked.add(j)
+                        reach += 1
         spans.sort(key=lambda s: s.start)
         return spans
 

@@ -12,8 +12,10 @@ from .pack import Pack
 
 WEIGHTY = 0.3  # a feature moving the log-odds less than this is no reason worth reading
 # repairs that keep what was asked: a label spelt as published, a condition met already, a field or condition
-# carried to the same field of the source chosen (the choice itself is a repair of its own)
-_SPELLING_ONLY = {"value_normalised", "group_field", "scope_satisfied", "already_excluded", "filter_moved"}
+# carried to the same field of the source chosen (the choice itself is a repair of its own), a range said as the
+# published bands it covers exactly
+_SPELLING_ONLY = {"value_normalised", "group_field", "scope_satisfied", "already_excluded", "filter_moved",
+                  "threshold_bands", "range_ends"}
 
 
 @dataclass
