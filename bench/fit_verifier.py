@@ -4,12 +4,15 @@ splits' right/wrong labels, choose the ask-back threshold, and write both into t
     .venv/bin/python -m bench.fit_verifier            # fit on every split but the unread ones, write the pack
     .venv/bin/python -m bench.fit_verifier --dry-run  # print only
 
-The unread splits (bench.run.UNREAD) are never fitted on: their ROC-AUC and reliability are the honest figures.
+The read parts of the splits as first measured (bench/verifier_history.json, written by bench/first_measured.py)
+are fitted on too, each answer weighted FIRST_WEIGHT. The unread splits (bench.run.UNREAD) are never fitted on:
+their ROC-AUC and reliability are the honest figures.
 """
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import re
 
 import psycopg2
@@ -20,6 +23,9 @@ from plugin.core.pipeline import Pipeline
 
 PACK = ROOT / "knowledge" / "massachusetts"
 WRONG_COST = 5.0
+# an answer as first measured, before its split was read (bench/first_measured.py), counts this many times: the
+# unseen questions the verifier must judge look like these more than like the read ones since fixed
+FIRST_WEIGHT = 3.0
 
 
 def collect(questions: list[dict]) -> list[dict]:
@@ -54,7 +60,7 @@ def fit(rows: list[dict]) -> tuple[list[str], list[float], float]:
     names = sorted({k for r in rows for k in r["x"]})
     X = [[r["x"].get(n, 0.0) for n in names] for r in rows]
     y = [int(r["ok"]) for r in rows]
-    model = LogisticRegression(C=0.5, max_iter=5000).fit(X, y)
+    model = LogisticRegression(C=0.5, max_iter=5000).fit(X, y, sample_weight=[r.get("weight", 1.0) for r in rows])
     return names, [round(float(w), 4) for w in model.coef_[0]], round(float(model.intercept_[0]), 4)
 
 
@@ -100,6 +106,14 @@ def reliability(rows: list[dict], bins: int = 5) -> list[str]:
     return lines
 
 
+def first_measured() -> list[dict]:
+    """The answered questions of bench/verifier_history.json (read parts as first measured), weighted."""
+    from bench.first_measured import HISTORY
+    rows = json.loads(HISTORY.read_text()) if HISTORY.exists() else []
+    return [dict(r, split=f"{r['split']}@first", weight=FIRST_WEIGHT) for r in rows  # (same id: same fold)
+            if r["status"] == "answered" and r["split"] not in UNREAD]
+
+
 def write_pack(names: list[str], w: list[float], b: float, t: float, n: int, splits: list[str]) -> None:
     """Replace the `verifier:` block of conventions.yaml (its last block) with the fitted one."""
     path = PACK / "conventions.yaml"
@@ -120,8 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     answered = [r for r in rows if r["status"] == "answered"]
     train = [r for r in answered if r["split"] not in UNREAD and not r["expect"]]
     train += [r for r in answered if r["split"] not in UNREAD and r["expect"]]  # an answer to these is wrong
+    train += first_measured()
     names, w, b = fit(train)
-    for r in answered:
+    for r in answered + train:
         r["c"] = confidence(r["x"], names, w, b)
     oof = [dict(r, c=c) for r, c in zip(train, out_of_fold(train))]
     t = choose_threshold(oof)
