@@ -121,3 +121,46 @@ def test_a_list_of_kinds_runs_past_the_kinds_named(pipeline, admin):
     want = rows(admin, """SELECT year, count(*) FROM ma.cambridge_bicycle_crash WHERE trim(roadway_junction_type)
         IN ('T-INTERSECTION', 'TRAFFIC CIRCLE', 'Y-INTERSECTION') GROUP BY 1""")
     assert dict(map(tuple, a.rows)) == dict(map(tuple, want))
+
+
+def test_a_source_named_by_a_name_of_its_own(pipeline, admin):
+    a = ask(pipeline, "share of Cambridge MBTA bus stops, going by the GTFS, marked wheelchair accessible")
+    want = scalar(admin, """SELECT 100.0 * count(*) FILTER (WHERE wheelchair_boarding = 1) / count(*) FROM ma.mbta_stop
+        WHERE vehicle_type = 3 AND municipality = 'Cambridge'""")
+    assert abs(a.rows[0][-1] - float(want)) < 0.01
+
+
+def test_a_blank_field_said_with_the_records_word(pipeline, admin):
+    a = ask(pipeline, "Salem collisions between 9 pm and 3 am, skipping those with no crash time")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'
+        AND crash_time IS NOT NULL AND (extract(hour FROM crash_time) >= 21 OR extract(hour FROM crash_time) < 3)""")
+
+
+def test_the_speaker_telling_about_themselves_beside_a_request(pipeline, admin):
+    a = ask(pipeline, "Yearly bicycle collisions, city police data, 2012 to 2016. I am redoing a chart from a report.")
+    assert dict(map(tuple, a.rows)) == dict(map(tuple, rows(admin, """SELECT year, count(*) FROM ma.cambridge_crash
+        WHERE bicycle_involved AND year BETWEEN 2012 AND 2016 GROUP BY 1""")))
+
+
+def test_a_list_of_years_after_from(pipeline, admin):
+    a = ask(pipeline, "police crash reports from 2011, 2013 and 2014 in Cambridgeport")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_crash c JOIN ma.neighborhood n
+        ON ST_Intersects(c.geom, n.geom) WHERE n.name = 'Cambridgeport' AND c.year IN (2011, 2013, 2014)""")
+
+
+def test_hours_said_again_on_the_twelve_hour_clock(pipeline, admin):
+    a = ask(pipeline, "Lynn collisions between 5 and 8 pm (5:00 to 7:59)")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LYNN'
+        AND extract(hour FROM crash_time) BETWEEN 17 AND 19""")
+
+
+def test_a_label_of_many_fields_is_of_the_field_grouped_by(pipeline, admin):
+    a = pipeline.ask("collisions in Salem for each light condition, skip Unknown")  # (asked back or not, as read:)
+    assert [p["field"] for p in a.frame["filters"] if p.get("negate")] == ["ambnt_light_descr"]
+
+
+def test_a_side_said_again_is_that_side_alone(pipeline, admin):
+    a = ask(pipeline, "fatal collisions on wet roads vs on dry roads, statewide; wet means the Wet code")
+    got = dict((r[0], r[1]) for r in a.rows)
+    assert sorted(got.values()) == sorted([scalar(admin, f"""SELECT count(*) FROM ma.massdot_crash
+        WHERE crash_severity_descr = 'Fatal injury' AND road_surf_cond_descr = '{v}'""") for v in ("Wet", "Dry")])

@@ -80,6 +80,14 @@ class Lexicon:
                     if not w.startswith(cue + " "):
                         lex.add(f"{cue} {w}", "timepart", part)
         lex._column_names(pack)
+        # ('in the GTFS stops'): a name of its own (a word known from no other phrase) names the source said alone
+        names = {e.name: [n for n in e.dataset_names] for e in pack.entities.values()}
+        known = {t for key, items in lex.phrases.items() for t in key
+                 if not any(k == "entity" and " ".join(key).startswith(n) for k, v in items for n in names.get(v, []))}
+        for ent, said in names.items():
+            for name in said:
+                if name.split()[0] not in known:
+                    lex.add(name, "entity", ent)
         return lex
 
     def _column_names(self, pack: Pack) -> None:

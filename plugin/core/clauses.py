@@ -139,8 +139,11 @@ def classify(clauses: list[Clause], cue_starts: dict[int, str], question_cues: s
         cued = not c.states and not c.reports and any(c.start <= i < c.end and name in question_cues for i, name in cue_starts.items())
         c.asks = c.asks or cued
     if not any(c.asks for c in clauses if c.kind not in _ASIDE):
+        # (no clause asks outright: all of them ask, but the speaker telling about themselves beside another
+        # clause, 'I am trying to <redo> the <chart>.')
+        told = any(not c.states for c in clauses if c.kind not in _ASIDE)
         for c in clauses:
-            c.kind = c.kind if c.kind in _ASIDE else "question"
+            c.kind = c.kind if c.kind in _ASIDE else "statement" if c.states and told else "question"
         return
     for c in clauses:
         if c.kind not in _ASIDE:

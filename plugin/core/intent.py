@@ -52,7 +52,14 @@ def assemble_intent(w: Work) -> None:
              0 if cx.cue("rank_all") else None)  # ('rank the <groups> by ...'): every group, in order
         f.rank = Rank("asc" if cx.cue("rank_asc") and not cx.cue("rank_desc") else "desc", limit)
     f.filters = [p for _, p in w.target_preds]
+    # ('<a> vs <b> - count any <a> kind'): a condition that is one side's, said again, is that side's alone
+    said = {_key(p) for side in f.compare for p in side.filters}
+    f.filters = [p for p in f.filters if _key(p) not in said]
     f.output = ["map", "table"] if f.intent in ("list", "locate") else ["table", "chart"] if f.group_by else ["table"]
+
+
+def _key(p: Predicate) -> tuple:
+    return p.op, p.field, p.concept, repr(p.values), p.negate
 
 
 def _by_record_id(w: Work) -> bool:

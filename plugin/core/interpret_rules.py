@@ -214,7 +214,10 @@ def _named_fields(w: Work, s: Span, joins: set[str]) -> set:
     ('<value>, <value> or <value> <field>')."""
     run = value_run(w.spans, w.ann.tokens, s, joins)
     start, end = min(v.start for v in run), max(v.end for v in run)  # ('<field> ... <value> or <value>': of both)
-    return {r for x in w.spans if 0 <= start - x.end <= 4 or 0 <= x.start - end <= 1 for r in readings(x, "field")}
+    near = {r for x in w.spans if 0 <= start - x.end <= 4 or 0 <= x.start - end <= 1 for r in readings(x, "field")}
+    # (a label of many fields, 'unknown', named by none beside it: of the field the question groups by, if one)
+    return near or {r for x in w.group_spans for r in readings(x, "field")
+                    if (r[0], r[1]) in {(lb[0], lb[1]) for lb in readings(s, "label")}}
 
 
 def _predicates(w: Work) -> None:

@@ -70,6 +70,9 @@ def time_from_span(ts: TimeSpec, v: dict, text: str) -> None:
     if "years" in v:
         ts.years += [y for y in v["years"] if y not in ts.years]
     for part in ("months", "isodow", "hours"):
+        if part == "hours" and ts.hours and v.get("hours") and not set(v["hours"]) & set(ts.hours) and \
+                {(h + 12) % 24 for h in v["hours"]} <= set(ts.hours):
+            continue  # ('from 3 to 6 pm (3:00-5:59)'): the same hours said again on the 12-hour clock
         if part in v:
             setattr(ts, part, narrower_or_both(getattr(ts, part), v[part]))
     if "days_of_month" in v:
