@@ -164,3 +164,27 @@ def test_a_side_said_again_is_that_side_alone(pipeline, admin):
     got = dict((r[0], r[1]) for r in a.rows)
     assert sorted(got.values()) == sorted([scalar(admin, f"""SELECT count(*) FROM ma.massdot_crash
         WHERE crash_severity_descr = 'Fatal injury' AND road_surf_cond_descr = '{v}'""") for v in ("Wet", "Dry")])
+
+
+def test_abbreviations_of_a_field_word_and_an_exclusion(pipeline, admin):
+    a = ask(pipeline, "Lynn collisions by light cond, excl dusk")
+    assert dict(map(tuple, a.rows)) == dict(map(tuple, rows(admin, """SELECT ambnt_light_descr, count(*)
+        FROM ma.massdot_crash WHERE city_town_name = 'LYNN' AND ambnt_light_descr <> 'Dusk' GROUP BY 1""")))
+
+
+def test_the_groups_listed_after_the_field_grouped_by(pipeline, admin):
+    a = ask(pipeline, "ramp tally per rating of condition (E, G, F or P); add a line for those with no rating")
+    assert dict(map(tuple, a.rows)) == dict(map(tuple, rows(admin, """SELECT condition, count(*)
+        FROM ma.pedestrian_ramp GROUP BY 1""")))
+
+
+def test_a_count_claimed_in_a_quote_is_no_condition(pipeline, admin):
+    a = ask(pipeline, 'Fact check: "more than 500 collisions in Cambridgeport". Count the city police reports '
+                      'located in Cambridgeport.')
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_crash c JOIN ma.neighborhood n
+        ON ST_Intersects(c.geom, n.geom) WHERE n.name = 'Cambridgeport'""")
+
+
+def test_the_busiest_part_of_time_is_one(pipeline, admin):
+    a = ask(pipeline, "busiest weekday for Salem collisions")
+    assert len(a.rows) == 1

@@ -25,6 +25,7 @@ def set_aside(ann, pack: Pack, lang: dict, rules: dict, records: Callable[[Span]
     _one_feature_named_twice(ann)
     _named_by_the_values_after(ann, pack)
     _examples_given(ann, rules, set(lang.get("list_joins", [])))
+    _groups_listed(ann, pack, set(lang.get("list_joins", [])), set(lang.get("stopwords", [])))
     _boundary_of_a_layer(ann, pack, set(lang.get("boundary_words", [])))
 
 
@@ -54,6 +55,29 @@ def _examples_given(ann, rules: dict, joins: set[str]) -> None:
                 ann.spans = [s for s in ann.spans if s not in run and not set(range(s.start, s.end)) & said]
                 ann.unknown = [u for u in ann.unknown if u not in w]
                 ann.context += [x.text for x in run] + [" ".join(w)]
+
+
+def _groups_listed(ann, pack: Pack, joins: set[str], stop: set[str]) -> None:
+    """'for each <field> (<a>, <b>, <c>)', 'each <field> - <a>, <b>, <c>?': values of the field grouped by, listed
+    right after it, name the groups; they are context, no condition."""
+    for g in [s for s in ann.spans if s.kind == "field" and any(
+            c.kind == "cue" and c.value == "group" and c.end == s.start for c in ann.spans)]:
+        fields = set(fields_of(g))
+        j, run = g.end, []
+        while j < len(ann.tokens):
+            v = next((s for s in ann.spans if s.start == j), None)
+            if v is not None and v.kind in ("label", "concept") and set(label_sets(pack, v)) & fields:
+                run.append(v)
+                j = v.end
+            elif v is not None and v.kind == "cue" and all(t in joins for t in ann.tokens[v.start:v.end]):
+                j = v.end  # ('<a>, <b> or <c>': the 'or' read as a cue of its own)
+            elif v is None and (ann.tokens[j] in joins | stop or ann.tokens[j] in ann.unknown and not run):
+                j += 1
+            else:
+                break
+        if len(run) >= 2:
+            ann.spans = [s for s in ann.spans if s not in run]
+            ann.context += [v.text for v in run]
 
 
 def _named_run(ann, at: int, step: int, joins: set[str]) -> list:

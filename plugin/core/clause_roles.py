@@ -58,6 +58,13 @@ class ClauseRoles:
         return s.value.get("score", 100) < 100 and any(a.value.get("score", 100) >= 100 for a in asked) or \
             not self.pack.entities[s.value["entity"]].area
 
+    def _claimed_count(self, s: Span, ann) -> bool:
+        """Whether a number compared just before records counted ('over 900 <records>') is a count said of all of
+        them: no groups are named anywhere for it to be a condition on."""
+        counted = any(x.kind == "entity" and self.records(x) and 0 <= x.start - s.end <= 1 for x in ann.spans)
+        groups = any(x.kind == "field" or x.kind == "cue" and x.value == "group" for x in ann.spans)
+        return counted and not groups
+
     def _referred_to(self, entity: str, ann) -> bool:
         """Whether a clause that asks names one feature of this layer as one already named ('... of the <feature>')."""
         definite = set(self.lang.get("definite_words", []))
@@ -151,6 +158,8 @@ class ClauseRoles:
                 continue  # ('<topic> angle -'): the word for what the message is, not a value
             if c is not None and c.kind != "question" and s.kind == "entity" and not self.records(s) and asks_of:
                 continue  # ('... a talk to <features>.'): a statement names the records, never a feature to be near
+            if c is not None and c.kind != "question" and s.kind == "numcmp" and self._claimed_count(s, ann):
+                continue  # ('the flyer says "over 900 <records> since <year>"'): a count claimed, no condition
             if c is not None and c.kind != "question" and s.kind == "field" and not any(
                     (v.kind in ("label", "concept", "blank", "numcmp") or v.kind == "anchor" and self._place_field(s))
                     and max(v.start - s.end, s.start - v.end) <= 3 for v in ann.spans if v is not s):

@@ -7,7 +7,9 @@ from .clauses import clause_at
 
 def either_way(ann, rules: dict) -> None:
     """'<value> or not': the one condition the cue follows is read and set aside (context), not a filter."""
-    conds = sorted((s for s in ann.spans if s.kind != "cue"), key=lambda s: s.start)
+    passes = set(rules.get("passes", []))  # (the records word of a statement, set aside, still walked over)
+    conds = sorted([s for s in ann.spans if s.kind != "cue"] + [s for s in ann.aside if s.kind in passes],
+                   key=lambda s: s.start)
     dropped: set[int] = set()
     for s in [s for s in ann.spans if s.kind == "cue" and str(s.value).startswith("either_way_")]:
         c = clause_at(ann.clauses, s.start)

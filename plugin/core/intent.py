@@ -48,7 +48,8 @@ def assemble_intent(w: Work) -> None:
         topn, which = w.topn, cx.cue("which")
         said_n = number_before(w.ann.tokens, w.group_spans)  # '3 <city> neighbourhoods with the fewest ...'
         limit = topn[0].value["n"] if topn else said_n if said_n else \
-            (1 if (asks_for_one(cx, which, w.group_spans) if which else names_one(cx, w.group_spans)) else
+            (1 if (asks_for_one(cx, which, w.group_spans) if which else names_one(cx, w.group_spans or [
+                s for s in w.spans if s.kind == "timepart" and w.before_is_rank(s)])) else  # ('busiest hour')
              0 if cx.cue("rank_all") else None)  # ('rank the <groups> by ...'): every group, in order
         f.rank = Rank("asc" if cx.cue("rank_asc") and not cx.cue("rank_desc") else "desc", limit)
     f.filters = [p for _, p in w.target_preds]

@@ -11,7 +11,7 @@ def mapask_group():
 
 
 def test_latest_answer_is_shown_and_current_earlier_ones_are_kept_but_off(dock, qgis_iface):
-    first = ask(dock, "show crashes within 1000 ft of cambridgeport school")
+    first = ask(dock, "show crashes within 1000 feet of cambridgeport school")
     second = ask(dock, "top 5 towns with the most crashes")
     group = mapask_group()
     assert group.isExpanded() and group.itemVisibilityChecked()

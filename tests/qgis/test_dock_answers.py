@@ -92,7 +92,7 @@ def test_top_towns_join_the_town_polygons_graduated_with_a_chart(dock, pack):
 
 
 def test_proximity_question_draws_anchor_and_search_area(dock, pack):
-    shown = ask(dock, "show crashes within 1000 ft of cambridgeport school")
+    shown = ask(dock, "show crashes within 1000 feet of cambridgeport school")
     a = shown.answer
     layers = shown.presented.layers
     roles = [var(layer, "mapask_role") for layer in layers]

@@ -28,12 +28,12 @@ def gpkg_tables(path) -> dict:
 
 
 def test_geopackage_holds_the_layers_and_the_audit_entry(dock, tmp_path):
-    shown = ask(dock, "show crashes within 1000 ft of cambridgeport school")
+    shown = ask(dock, "show crashes within 1000 feet of cambridgeport school")
     path = dock.export("gpkg", str(tmp_path / "answer.gpkg"))
     tables = gpkg_tables(path)
     assert tables["mapask_provenance"] == "attributes"
     assert sum(1 for kind in tables.values() if kind == "features") == 3  # crashes, the school, the search area
-    name = next(t for t in tables if t.startswith("show_crashes_within_1000_ft"))  # (the question, cut to a length)
+    name = next(t for t in tables if t.startswith("show_crashes_within_1000_feet"))  # (the question, cut to a length)
     result = QgsVectorLayer(f"{path}|layername={name}", "r", "ogr")
     assert result.isValid() and result.featureCount() == len(shown.answer.rows)
     assert result.crs().authid() == shown.presented.result.crs().authid()
@@ -115,7 +115,7 @@ def test_png_is_a_map_of_the_answer_with_its_provenance(dock, tmp_path):
 
 
 def test_png_layout_has_map_title_legend_scale_north_arrow_and_source(dock):
-    shown = ask(dock, "show crashes within 1000 ft of cambridgeport school")
+    shown = ask(dock, "show crashes within 1000 feet of cambridgeport school")
     export, layers = module("plugin.qgis.export"), shown.presented.layers
     crs = layers[0].crs()
     extent = export.combined_extent(layers, crs, QgsProject.instance())

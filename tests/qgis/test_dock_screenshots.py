@@ -30,7 +30,7 @@ def test_screenshots_of_dock_tabs_and_map(dock):
     grab(dock, "dock_chart")
     dock.tabs.setCurrentIndex(dock.TAB_DETAILS)
     grab(dock, "dock_details")
-    ask(dock, "show crashes within 1000 ft of cambridgeport school")
+    ask(dock, "show crashes within 1000 feet of cambridgeport school")
     grab(dock, "dock_answer_proximity")
     ask(dock, "trend of pedestrian crashes over the years")
     dock.tabs.setCurrentIndex(dock.TAB_CHART)

@@ -177,7 +177,7 @@ def test_a_dropped_condition_reads_as_words_not_a_dict(dock, pack):
 
 
 def test_follow_up_layers_and_group_are_named_after_the_whole_chain(dock):
-    first = ask(dock, "show crashes within 1000 ft of cambridgeport school")
+    first = ask(dock, "show crashes within 1000 feet of cambridgeport school")
     second = ask(dock, "only at night", follow_up=True)
     assert second.answer.status == "answered" and second.follow_up_of["id"] == first.entry["id"]
     result = second.presented.result

@@ -45,7 +45,7 @@ def test_query_layer_uri_drops_the_password_and_the_layer_still_opens(plain_conn
 
 def test_answer_layers_of_a_stored_password_connection_save_without_it(dock, plain_connection, tmp_path):
     dock.session.settings.connection = plain_connection
-    shown = ask(dock, "show crashes within 1000 ft of cambridgeport school")
+    shown = ask(dock, "show crashes within 1000 feet of cambridgeport school")
     layers = shown.presented.layers
     postgis = [layer for layer in layers if layer.providerType() == "postgres"]
     assert len(postgis) == len(layers) == 3 and all("password" not in layer.source() for layer in postgis)

@@ -121,7 +121,7 @@ def test_a_share_draws_the_records_its_numerator_counted(pipeline, pack, admin):
 
 
 def test_proximity_answers_draw_exactly_the_support_features(pipeline, pack, admin):
-    a = ask(pipeline, "show crashes within 1000 ft of cambridgeport school")
+    a = ask(pipeline, "show crashes within 1000 feet of cambridgeport school")
     result, support, area = plan_layers(a, pack).specs
     assert support.role == "support" and area.role == "search area" and area.buffer_m == pytest.approx(304.8)
     (anchor,) = run(admin, support.sql)

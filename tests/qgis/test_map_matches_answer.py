@@ -111,7 +111,7 @@ def qgis_moves_the_insertion_point_with_the_current_layer(qgis_iface, monkeypatc
 
 def test_the_users_new_layers_are_not_swallowed_or_switched_off(dock, qgis_iface, monkeypatch):
     qgis_moves_the_insertion_point_with_the_current_layer(qgis_iface, monkeypatch)
-    shown = ask(dock, "show crashes within 1000 ft of cambridgeport school")
+    shown = ask(dock, "show crashes within 1000 feet of cambridgeport school")
     assert qgis_iface.activeLayer() is shown.presented.result  # the answer is shown selected
     mine = QgsVectorLayer("Point?crs=EPSG:26986", "my own layer", "memory")
     QgsProject.instance().addMapLayer(mine)  # the user adds a layer, as QGIS's Add Layer does
@@ -135,7 +135,7 @@ def test_the_users_new_layers_are_not_swallowed_or_switched_off(dock, qgis_iface
 
 def test_every_mapask_layer_survives_save_close_and_reopen(dock, tmp_path):
     questions = ["crashes within 100 m of bus stops in somerville", "pedestrian crashes within 100 m of schools in cambridge",
-                 "show crashes within 1000 ft of cambridgeport school",
+                 "show crashes within 1000 feet of cambridgeport school",
                  "pedestrian crashes within 150 m of cambridge public schools by school",
                  "crashes by neighborhood", "share of crashes at night in cambridge"]
     made = {}
