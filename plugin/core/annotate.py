@@ -249,6 +249,7 @@ class Annotator:
         self._phrases(toks, spans, locked, cuts)
         spans.sort(key=lambda s: s.start)
         spans = self._shared_head(spans, toks)
+        locked.update(i for s in spans for i in range(s.start, s.end))
         spans = self._restated(spans, toks, locked)
         spans = self.values.read(spans, toks, locked)
         spans = self._area_shapes(spans, toks, locked)
@@ -372,7 +373,23 @@ class Annotator:
                 items = self.lex.phrases.get(tuple(toks[x.start:x.end]) + (head,))
                 if items:
                     out[id(x)] = Span(x.start, x.end, items[0][0], items[0][1], x.text, list(items))
-        return [out[id(s)] for s in spans]
+        return sorted(out.values(), key=lambda s: s.start) + self._bare_items(spans, toks, joins)
+
+    def _bare_items(self, spans: list[Span], toks: list[str], joins: set[str]) -> list[Span]:
+        """'<a>, <b> or <c> <head>' where <a> and <b> are read as nothing alone ('T, Y or four-way <head>'): a word
+        that makes a value of the pack with the head word is that value."""
+        read = {i for s in spans for i in range(s.start, s.end)}
+        out = []
+        for last in [s for s in spans if s.kind in ("concept", "label") and s.end - s.start >= 2]:
+            head, j = toks[last.end - 1], last.start - 1
+            while j >= 0 and (toks[j] in joins or j not in read):
+                items = self.lex.phrases.get((toks[j], head)) if toks[j] not in joins else None
+                if toks[j] not in joins and not (items and items[0][0] in ("label", "concept")):
+                    break
+                if items:
+                    out.append(Span(j, j + 1, items[0][0], items[0][1], toks[j], list(items)))
+                j -= 1
+        return out
 
 
 def _named_elsewhere(pack: Pack) -> set[str]:
