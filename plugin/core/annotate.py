@@ -376,7 +376,7 @@ class Annotator:
         return sorted(out.values(), key=lambda s: s.start) + self._bare_items(spans, toks, joins)
 
     def _bare_items(self, spans: list[Span], toks: list[str], joins: set[str]) -> list[Span]:
-        """'<a>, <b> or <c> <head>' where <a> and <b> are read as nothing alone ('T, Y or four-way <head>'): a word
+        """'<a>, <b> or <c> <head>' where <a> and <b> are read as nothing alone ('<letter>, <letter> or <kind> <head>'): a word
         that makes a value of the pack with the head word is that value."""
         read = {i for s in spans for i in range(s.start, s.end)}
         out = []
