@@ -191,6 +191,6 @@ def test_the_busiest_part_of_time_is_one(pipeline, admin):
 
 
 def test_kinds_said_bare_before_the_head_of_the_last(pipeline, admin):
-    a = ask(pipeline, "yearly counts of bicycle file collisions at a Y or four-way intersection")
+    a = ask(pipeline, "yearly counts of bicycle file collisions at a T or Y intersection")
     assert dict(map(tuple, a.rows)) == dict(map(tuple, rows(admin, """SELECT year, count(*) FROM ma.cambridge_bicycle_crash
-        WHERE trim(roadway_junction_type) IN ('Y-INTERSECTION', 'FOUR WAY INTERSECTION') GROUP BY 1""")))
+        WHERE trim(roadway_junction_type) IN ('T-INTERSECTION', 'Y-INTERSECTION') GROUP BY 1""")))
