@@ -231,7 +231,8 @@ class Annotator:
         # a phrase of the pack holding a year is read before any time ('the 2010 population'); then the times
         spans: list[Span] = []
         locked: set[int] = set()
-        self._phrases(toks, spans, locked, cuts, numbered=True)
+        if any(t.isdigit() and len(t) == 4 for t in toks):
+            self._phrases(toks, spans, locked, cuts, numbered=True)
         for a, b in zip([0, *sorted(cuts)], [*sorted(cuts), len(toks)]):
             spans += [t for t in (replace(s, start=s.start + a, end=s.end + a) for s in self.time.parse(" ".join(toks[a:b])))
                       if not locked & set(range(t.start, t.end))]

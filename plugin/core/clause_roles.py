@@ -118,23 +118,7 @@ class ClauseRoles:
         self._purpose_tails(ann, rules)
         classify(ann.clauses, cues, set(rules.get("question_cues", [])))
         said = self._hearsay(ann, rules)
-        leads = {id(c): _reported(ann.tokens, c, rules.get("reporting_verbs", [])) if c.kind == "question" else c.start
-                 for c in ann.clauses}
-        # (a direct question naming nothing, 'can you do that for each?', asks what was reported before it)
-        direct = any(c.kind == "question" and leads[id(c)] == c.start and any(c.start <= x.start < c.end and x.kind in (
-            "entity", "label", "concept", "anchor", "field", "time", "per", "distance", "area_shape") for x in ann.spans)
-            for c in ann.clauses)
-        for c in list(ann.clauses):
-            lead = leads[id(c)]
-            if direct and lead > c.start and not _speaker_asks(ann.tokens, c, lead, rules.get("reporting_verbs", [])):
-                c.kind = "reported"  # ('<someone> asked how many ... . What share ...?'): the question asked next says it
-                continue
-            asked_before = any(c.start <= i < lead and str(v) in set(rules.get("question_cues", [])) for i, v in
-                               cues.items()) or any(t in rules.get("question_words", []) for t in ann.tokens[c.start:lead])
-            if lead > c.start and not asked_before:
-                ann.clauses.insert(ann.clauses.index(c), Clause(" ".join(ann.tokens[c.start:lead]), c.start, lead,
-                                                                "purpose"))
-                c.start = lead
+        _who_asks(ann, rules, cues)
         keeps = {k: set(v) for k, v in rules.get("keeps", {}).items()}
         heads = set(rules.get("purpose_heads", []))
         keep = []
@@ -173,6 +157,28 @@ class ClauseRoles:
         ann.context = [w for w in context if w not in self.stop]
         ann.unknown = [u for j, u in enumerate(ann.tokens) if u in ann.unknown and j not in used and
                        (asked is None or j in asked or j in said)]
+
+
+def _who_asks(ann, rules: dict, cues: dict[int, str]) -> None:
+    """'<someone> wants ...': who asks is a purpose of its own; a clause reporting another's question, when a direct
+    question follows, is only reported."""
+    leads = {id(c): _reported(ann.tokens, c, rules.get("reporting_verbs", [])) if c.kind == "question" else c.start
+             for c in ann.clauses}
+    # (a direct question naming nothing, 'can you do that for each?', asks what was reported before it)
+    direct = any(c.kind == "question" and leads[id(c)] == c.start and any(c.start <= x.start < c.end and x.kind in (
+        "entity", "label", "concept", "anchor", "field", "time", "per", "distance", "area_shape") for x in ann.spans)
+        for c in ann.clauses)
+    for c in list(ann.clauses):
+        lead = leads[id(c)]
+        if direct and lead > c.start and not _speaker_asks(ann.tokens, c, lead, rules.get("reporting_verbs", [])):
+            c.kind = "reported"  # ('<someone> asked how many ... . What share ...?'): the question asked next says it
+            continue
+        asked_before = any(c.start <= i < lead and str(v) in set(rules.get("question_cues", [])) for i, v in
+                           cues.items()) or any(t in rules.get("question_words", []) for t in ann.tokens[c.start:lead])
+        if lead > c.start and not asked_before:
+            ann.clauses.insert(ann.clauses.index(c), Clause(" ".join(ann.tokens[c.start:lead]), c.start, lead,
+                                                            "purpose"))
+            c.start = lead
 
 
 def _kind_of_place(s: Span, c: Clause, keeps: dict, spans: list[Span], pack: Pack) -> bool:
