@@ -90,6 +90,12 @@ class ClauseRoles:
                 c.kind = "hearsay"
         return set()
 
+    def _time_pointed_at(self, ann, rules: dict) -> bool:
+        """Whether a clause that asks points back at a time said elsewhere ('in those years', 'the same 3 months')."""
+        pointers, periods = set(rules.get("pointing_words", [])), set(rules.get("period_words", []))
+        asked = asked_positions(ann.clauses) or set()
+        return any(ann.tokens[i] in pointers and periods & set(ann.tokens[i + 1:i + 3]) for i in sorted(asked))
+
     def _place_field(self, s: Span) -> bool:
         """Whether a field word names a kind of place ('county'), which a place name beside it is a value of."""
         return any(self.pack.entities[e].fields[f].place for e, f in fields_of(s)
@@ -126,6 +132,7 @@ class ClauseRoles:
         asked_anchors = [s for s in ann.spans if s.kind == "anchor" and (asked is None or s.start in asked)]
         asked_names = [set(s.text.split()) for s in asked_anchors]
         # ('<features> filed under <place> - which of those ...?'): a question naming nothing asks of what was stated
+        back = self._time_pointed_at(ann, rules)
         asks_of = any(s.kind == "entity" and not self._area(s) and (asked is None or s.start in asked) for s in ann.spans)
         for s in ann.spans:
             c = clause_at(ann.clauses, s.start)
@@ -136,7 +143,7 @@ class ClauseRoles:
             if c is not None and c.kind != "question" and s.kind not in keeps.get(c.kind, set()) and not (
                     s.kind == "cue" and {v for k, v in (s.items or [(s.kind, s.value)]) if k == "cue"} &
                     set(rules.get("keep_cues", []))) and not _kind_of_place(s, c, keeps, ann.spans, self.pack) and not (
-                    s.kind == "time" and c.kind == "purpose" and self._names_records(c, ann.spans)):
+                    s.kind == "time" and (back or c.kind == "purpose" and self._names_records(c, ann.spans))):
                 continue  # (but 'for the 2010 <records>, ...' dates the records it names)
             if c is not None and c.kind == "purpose" and s.text in heads:
                 continue  # ('<topic> angle -'): the word for what the message is, not a value

@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .spelling import verb_forms
 from .text import normalize
 
 # a sentence ends at . ? ! ; followed by a space (a decimal point has none); a leading clause at , : or a dash
@@ -60,17 +61,27 @@ def pieces(question: str, rules: dict) -> list[Clause]:
     first = set(rules.get("question_openers", []))
     greet = set(rules.get("greetings", []))
     subjects = set(rules.get("statement_openers", []))
+    others = set(rules.get("told_subjects", []))
     said = [v.split() for v in rules.get("saying_verbs", [])]
     for c in out:
         toks = normalize(c.raw).split()
         lead = next((t for t in toks if t not in greet), "")
         c.asks = c.raw.rstrip().endswith("?") or lead in first or any(t in qwords for t in toks)
         c.states = not c.asks and lead in subjects
-        c.reports = not c.asks and any(toks[i:i + len(v)] == v for v in said for i in range(len(toks)))
+        c.reports = not c.asks and (any(toks[i:i + len(v)] == v for v in said for i in range(len(toks))) or
+                                    _told(toks, others))
         if len(out) > 1 and not c.asks and not c.states and c.kind == "question" and (
                 _names_message(c.raw.rstrip(" .!;"), rules) or any(tuple(toks[:len(o)]) == o for o in openers)):
             c.kind = "purpose"  # ('<topic> pricing question.' before the question): a sentence saying what the message is
     return out
+
+
+def _told(toks: list[str], others: set[str]) -> bool:
+    """Whether a sentence tells what someone did: it opens with a third party as subject and a verb in the past
+    tense follows within three words ('the <official> <compared> ...'), so a cue word in it asks nothing."""
+    # (a past form only: 'feed' is also a present verb and a noun)
+    return bool(toks) and toks[0] in others and any("VBD" in (f := verb_forms(t)) and f <= {"VBD", "VBN"}
+                                                    for t in toks[1:4])
 
 
 def _trailing(sent: str, rules: dict) -> list[Clause]:
