@@ -83,7 +83,9 @@ class ClauseRoles:
         if not any(x.kind == "entity" and not self._area(x) and c.start <= x.start < c.end for c in asked
                    for x in ann.spans):
             # ('<someone> said <records> went up. how many were there?'): what was said is asked of, its words too
-            return {i for c in ann.clauses if c.kind == "statement" and c.reports for i in range(c.start, c.end)}
+            # (who said it is no part of what was said: 'the <official> complained about ...')
+            return {i for c in ann.clauses if c.kind == "statement" and c.reports
+                    for i in range(_reported(ann.tokens, c, rules.get("saying_verbs", [])), c.end)}
         for c in ann.clauses:
             if c.kind == "statement" and (c.reports or any(ann.tokens[i:i + len(w)] == w for w in topic
                                                            for i in range(c.start, c.end))):
@@ -162,6 +164,10 @@ class ClauseRoles:
         ann.aside = [s for s in ann.spans if s not in keep]
         ann.spans = keep
         ann.context = [w for w in context if w not in self.stop]
+        if asked is not None and not any(s.start in asked and s.kind not in ("cue",) for s in keep):
+            # ('<value> <records> in <place> - list'): a question naming nothing asks of the clauses before it
+            verbs = rules.get("saying_verbs", []) + rules.get("reporting_verbs", [])
+            said |= {i for c in ann.clauses if c.kind == "statement" for i in range(_reported(ann.tokens, c, verbs), c.end)}
         ann.unknown = [u for j, u in enumerate(ann.tokens) if u in ann.unknown and j not in used and
                        (asked is None or j in asked or j in said)]
 
