@@ -323,7 +323,10 @@ class Annotator:
         """A word beside a value that every label of the value holds ('<dark> roadway' when each dark label says
         roadway) only restates it: read with the value, not left over."""
         for k, s in enumerate(spans):
-            beside = [j for j in (s.end, s.start - 1)
+            marking = set(self.lang.get("marking_words", []))
+            # ('<value> marked <label>'): the label said after a word that marks it restates the value too
+            after = s.end + 1 if s.end + 1 < len(toks) and toks[s.end] in marking and s.end not in locked else s.end
+            beside = [j for j in (after, s.start - 1)
                       if 0 <= j < len(toks) and j not in locked and toks[j] not in self.stop]
             if s.kind not in ("concept", "label") or not beside:
                 continue  # (the labels are read only for a value with a word left beside it)

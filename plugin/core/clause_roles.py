@@ -92,6 +92,15 @@ class ClauseRoles:
                 c.kind = "hearsay"
         return set()
 
+    def _names_a_document(self, s: Span, c: Clause, ann, heads: set[str]) -> bool:
+        """Whether a value word modifies a word for a piece of writing a few words on, no other value between."""
+        for j in range(s.end, min(s.end + 3, c.end)):
+            if ann.tokens[j] in heads:
+                return True
+            if any(x.start <= j < x.end and x.kind != "cue" for x in ann.spans):
+                return False
+        return False
+
     def _time_pointed_at(self, ann, rules: dict) -> bool:
         """Whether a clause that asks points back at a time said elsewhere ('in those years', 'the same 3 months')."""
         pointers, periods = set(rules.get("pointing_words", [])), set(rules.get("period_words", []))
@@ -149,6 +158,9 @@ class ClauseRoles:
                 continue  # (but 'for the 2010 <records>, ...' dates the records it names)
             if c is not None and c.kind == "purpose" and s.text in heads:
                 continue  # ('<topic> angle -'): the word for what the message is, not a value
+            if c is not None and c.kind != "question" and s.kind in ("concept", "label") and self._names_a_document(
+                    s, c, ann, heads):
+                continue  # ('our <value> safety grant application'): what a document is about, no condition
             if c is not None and c.kind != "question" and s.kind == "entity" and not self.records(s) and asks_of:
                 continue  # ('... a talk to <features>.'): a statement names the records, never a feature to be near
             if c is not None and c.kind != "question" and s.kind == "numcmp" and self._claimed_count(s, ann):

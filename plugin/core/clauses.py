@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .spelling import verb_forms
+from .spelling import parts_of_speech, verb_forms
 from .text import normalize
 
 # a sentence ends at . ? ! ; followed by a space (a decimal point has none); a leading clause at , : or a dash
@@ -66,7 +66,8 @@ def pieces(question: str, rules: dict) -> list[Clause]:
     for c in out:
         toks = normalize(c.raw).split()
         lead = next((t for t in toks if t not in greet), "")
-        c.asks = c.raw.rstrip().endswith("?") or lead in first or any(t in qwords for t in toks)
+        c.asks = c.raw.rstrip().endswith("?") or lead in first or any(
+            t in qwords and not _embedded(toks, i, rules, said) for i, t in enumerate(toks))
         c.states = not c.asks and lead in subjects
         c.reports = not c.asks and (any(toks[i:i + len(v)] == v for v in said for i in range(len(toks))) or
                                     _told(toks, others))
@@ -74,6 +75,15 @@ def pieces(question: str, rules: dict) -> list[Clause]:
                 _names_message(c.raw.rstrip(" .!;"), rules) or any(tuple(toks[:len(o)]) == o for o in openers)):
             c.kind = "purpose"  # ('<topic> pricing question.' before the question): a sentence saying what the message is
     return out
+
+
+def _embedded(toks: list[str], i: int, rules: dict, said: list[list[str]]) -> bool:
+    """Whether the question word at `i` asks nothing itself: it opens a relative clause after a noun ('a <person>
+    who lives ...') or what someone said ('<they> are arguing about which ...')."""
+    before = toks[i - 1] if i else ""
+    if toks[i] in rules.get("relative_question_words", []) and before and "NOUN" in (pos := parts_of_speech(before)) and "VERB" not in pos:
+        return True
+    return any(toks[j:j + len(v)] == v and j + len(v) <= i for v in said for j in range(i))
 
 
 def _told(toks: list[str], others: set[str]) -> bool:

@@ -121,8 +121,10 @@ def _roles(w: Work) -> None:
             continue  # ('the city's neighbourhoods'): a place word before an area word only says whose areas
         if area_grouped(cx, s, w.distances):
             w.group_spans.append(s)  # ('<features> within each <area>'): contained, not near
-        elif (after_distance or after_near) and ents:
-            w.near_spans.append(s)
+        elif (after_distance or after_near) and ents and not (
+                is_event(pack, ents) and any(a.kind == "anchor" and not pack.entities[a.value["entity"]].area
+                                             for a in w.spans)):
+            w.near_spans.append(s)  # (records named after '<d> of each,' with a feature named are the source said)
         elif (after_group and not is_event(pack, ents)) or (w.before_is_rank(s) and w.superlative
                                                              and not is_event(pack, ents)):
             w.group_spans.append(s)  # ('<areas> by <records> per <n> residents': the records are counted, not grouped by)
@@ -368,12 +370,20 @@ def _more_or(w: Work) -> bool:
         cx.cue("which") and not cx.cue("share") or words(w.pack, "compare_or") & set(w.ann.tokens))
 
 
+def _said_of_each(w: Work) -> bool:
+    """Whether the question asks of each thing named in turn ('within <d> of each', 'each of <A> and <B>')."""
+    toks = w.ann.tokens
+    return any(toks[i:i + len(p.split())] == p.split() for p in words(w.pack, "each_of") for i in range(len(toks)))
+
+
 def _sides(w: Work) -> None:
     """The sides of a comparison, when the question compares."""
     cx, pack = w.cx, w.pack
     strong = [c for c in cx.cue("compare") if c.text != "or"]
     if strong and (near_sides(w) or support_sides(w)):
         return
+    if w.distances and _said_of_each(w) and near_sides(w):
+        return  # ('<records> within <d> of each, <feature> or <feature>'): one side per feature
     # 'how have ... changed year to year': a trend, not a comparison of two sides
     if strong or (cx.cue("change") and not cx.cue("trend")) or _more_or(w):
         w.sides = comparison_sides(cx, w.f, w.scope_spans, w.time_spans, w.target_preds,

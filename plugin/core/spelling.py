@@ -101,8 +101,10 @@ class Speller:
         """The vocabulary words nearest a word within the allowed edits (several when tied)."""
         k = min(allowed_edits(word), self.most)
         short = len(word) < 5
-        if k == 0 or word in self.protected or not word.isalpha() or short and parts_of_speech(word):
+        english = bool(parts_of_speech(word))
+        if k == 0 or word in self.protected or not word.isalpha() or short and english:
             return []  # (a short English word is meant as typed: 'bust' is no slip of 'bus')
+        k = 1 if english else k  # (an English word two letters from a vocabulary word is another word: 'teachers')
         best: list[tuple[int, str]] = []
         for v in self.vocab:
             # (a known word misspelt in the data itself)

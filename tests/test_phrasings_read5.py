@@ -1,0 +1,58 @@
+"""Phrasings read in the session of fresh24, through the whole rules pipeline and checked against an analyst's SQL:
+what a third party did, a time pointed back at, a relative 'who', a question word in what was said, a value said
+again after 'marked', a slash between street names, each of two named features, a value naming a document, a
+question naming nothing after a statement."""
+from __future__ import annotations
+
+from conftest import scalar
+from test_phrasings_read import ask
+
+_NEAR_SCHOOL = """SELECT count(*) FROM ma.cambridge_crash c WHERE c.pedestrian_involved AND EXISTS (
+    SELECT 1 FROM ma.school s WHERE s.site_name = '{}' AND ST_DWithin(c.geom, s.geom, 152.4))"""
+
+
+def test_what_a_third_party_did_asks_nothing(pipeline, admin):
+    a = ask(pipeline, "The auditor ranked counties by injuries in a memo. How many collisions in Lynn were fatal?")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LYNN'
+                                           AND crash_severity_descr = 'Fatal injury'""")
+
+
+def test_a_time_pointed_back_at(pipeline, admin):
+    a = ask(pipeline, "The leaflet covered 2011 to 2013. How many city police crash reports involved a cyclist in those "
+                      "years?")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_crash WHERE bicycle_involved
+                                           AND year BETWEEN 2011 AND 2013""")
+
+
+def test_a_relative_who_and_a_slash_between_streets(pipeline, admin):
+    a = ask(pipeline, "A cyclist who commutes past Hampshire St/Broadway says it is scary. How many city police crash "
+                      "reports within 30 m of that intersection?")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_crash c WHERE EXISTS (
+        SELECT 1 FROM ma.intersection i WHERE i.intersection = 'Broadway & Hampshire St'
+        AND ST_DWithin(c.geom, i.geom, 30))""")
+
+
+def test_each_of_two_schools_named_in_what_was_said(pipeline, admin):
+    a = ask(pipeline, "Two teachers debated which school is safer, the Morse School or the Baldwin School. Pedestrian "
+                      "crash reports within 500 ft of each?")
+    assert a.frame["intent"] == "compare"
+    want = [scalar(admin, _NEAR_SCHOOL.format("Morse School")), scalar(admin, _NEAR_SCHOOL.format("Baldwin School"))]
+    assert [r[-1] for r in a.rows] == want
+
+
+def test_a_value_said_again_after_marked(pipeline, admin):
+    a = ask(pipeline, "how many curb ramps have puddling marked YES?")
+    assert a.rows[0][0] == scalar(admin, "SELECT count(*) FROM ma.pedestrian_ramp WHERE puddling = 'YES'")
+
+
+def test_a_value_naming_a_document_is_no_condition(pipeline, admin):
+    a = ask(pipeline, "We are writing our cyclist safety grant application. How many collisions in Lynn were fatal?")
+    assert a.frame["target"] == "crash"
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LYNN'
+                                           AND crash_severity_descr = 'Fatal injury'""")
+
+
+def test_a_question_naming_nothing_asks_of_the_statement(pipeline):
+    a = pipeline.ask("salem fatal crashes on zorbled roads - list")
+    assert a.status != "answered"
+    assert "zorbled" in a.answer
