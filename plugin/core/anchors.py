@@ -8,6 +8,7 @@ from typing import Callable
 
 from . import fuzzy
 from .pack import Pack
+from .spelling import parts_of_speech
 from .text import language
 from .text import normalize as _normalize
 
@@ -196,8 +197,8 @@ class AnchorIndex:
                 else:
                     if n > MAX_FUZZY_WORDS or gram[0] in stop or gram[-1] in stop or all(t in stop or t in known or t.isdigit() for t in gram):
                         continue
-                    if len(text) < 5:
-                        continue
+                    if len(text) < 5 or n == 1 and parts_of_speech(text):
+                        continue  # (an English word is meant as typed, not a name misspelt: 'range' is no 'Orange')
                     if any(" ".join(g) in self.variants for g in (gram[1:], gram[:-1]) if g):
                         continue  # 'st western ave': a name spelt exactly, one word off, is that name alone
 

@@ -306,6 +306,8 @@ class Annotator:
                     continue
                 if items and n > 1 and all(k == "cue" for k, _ in items) and self._value_inside(toks, i, n, locked):
                     continue  # ('<value> or not reported'): a cue does not swallow the first word of a longer value
+                if items and n > 1 and self._none_near(toks, i, n):
+                    continue  # ('no <feature> within <d>'): no features near, not the value 'no <feature>'
                 if items:
                     spans.append(Span(i, i + n, items[0][0], items[0][1], " ".join(key), list(items)))
                     locked.update(range(i, i + n))
@@ -313,6 +315,13 @@ class Annotator:
                     break
             else:
                 i += 1
+
+    def _none_near(self, toks: list[str], i: int, n: int) -> bool:
+        """Whether toks[i:i+n] is a word for none and a layer's word, before a distance or a word for near."""
+        after = self.lex.phrases.get((toks[i + n],), []) if i + n < len(toks) else []
+        return toks[i] in self.rules.get("quantifiers", {}).get("none", []) and \
+            any(k == "entity" for k, _ in self.lex.phrases.get(tuple(toks[i + 1:i + n]), [])) and \
+            (("cue", "near") in after or i + n < len(toks) and toks[i + n].replace(".", "", 1).isdigit())
 
     def _inside_longer_phrase(self, toks: list[str], start: int, end: int, locked: set[int]) -> bool:
         """Whether a longer value or concept phrase of the lexicon (not a record word) covers [start, end)."""
