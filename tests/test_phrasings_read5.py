@@ -4,7 +4,7 @@ again after 'marked', a slash between street names, each of two named features, 
 question naming nothing after a statement."""
 from __future__ import annotations
 
-from conftest import scalar
+from conftest import rows, scalar
 from test_phrasings_read import ask
 
 _NEAR_SCHOOL = """SELECT count(*) FROM ma.cambridge_crash c WHERE c.pedestrian_involved AND EXISTS (
@@ -56,3 +56,25 @@ def test_a_question_naming_nothing_asks_of_the_statement(pipeline):
     a = pipeline.ask("salem fatal crashes on zorbled roads - list")
     assert a.status != "answered"
     assert "zorbled" in a.answer
+
+
+def test_an_exclusion_in_brackets_stops_at_the_bracket(pipeline, admin):
+    a = ask(pipeline, "bike crashes per year where the control device was a traffic signal (not the flashing ones), "
+                      "2019 to 2021")
+    assert [r[-1] for r in a.rows] == [r[0] for r in rows(admin, """SELECT count(*) FROM ma.cambridge_bicycle_crash
+        WHERE traffic_control_device_type ILIKE '%%traffic control signal%%'
+        AND traffic_control_device_type NOT ILIKE '%%flashing%%'
+        AND extract(year FROM date_time) BETWEEN 2019 AND 2021 GROUP BY extract(year FROM date_time)
+        ORDER BY extract(year FROM date_time)""")]
+
+
+def test_no_feature_within_a_distance_is_none_near(pipeline, admin):
+    a = ask(pipeline, "bike file crashes with no signal within 200 ft")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_bicycle_crash c WHERE NOT EXISTS (
+        SELECT 1 FROM ma.traffic_signal s WHERE ST_DWithin(c.geom, s.geom, 60.96))""")
+
+
+def test_an_english_word_is_no_place_misspelt(pipeline):
+    a = pipeline.ask("Per year, how many bike crashes were in the dark in the bike crash file? The whole range, 2016 to 2024.")
+    assert a.status == "answered", a.answer
+    assert not a.frame.get("scope")

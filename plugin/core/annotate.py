@@ -117,6 +117,10 @@ def _spellings(label: str, lang: dict) -> list[str]:
                   and len(o.split()) > 1]
 
 
+# a closing parenthesis, as a token of its own while the words are read (no word of any language)
+_BREAK = "zzbreakzz"
+
+
 @dataclass
 class Annotation:
     tokens: list[str]
@@ -128,6 +132,7 @@ class Annotation:
     clauses: list[Clause] = field(default_factory=list)
     excluded: list[tuple] = field(default_factory=list)  # (start, end, how the cue words it) an exclusion covers
     aside: list[Span] = field(default_factory=list)  # readings set aside as context (an exclusion still walks over them)
+    breaks: set[int] = field(default_factory=set)  # token positions just after a closing parenthesis
 
 
 class Annotator:
@@ -171,25 +176,31 @@ class Annotator:
         clauses = pieces(question, self.rules.get("context", {}))
         toks: list[str] = []
         rewrites: list[dict] = []
+        breaks: set[int] = set()
         for c in clauses:
             # '100k', '1k': thousands written the short way
-            t = re.sub(r"\b(\d+(?:\.\d+)?)k\b", lambda m: f"{float(m.group(1)) * 1000:g}", normalize(c.raw)).split()
+            raw = c.raw.replace(")", f" {_BREAK} ")  # (kept through the rewrites, so none reads across it)
+            t = re.sub(r"\b(\d+(?:\.\d+)?)k\b", lambda m: f"{float(m.group(1)) * 1000:g}", normalize(raw)).split()
             t, done = number_runs(t, self.lang["number_words"], set(self.lang.get("number_joiners", [])))
             t, done2 = apply_rewrites(t, *self.quantities)
             rewrites += done + done2
+            breaks.update(len(toks) + j - k for k, j in enumerate(j for j, x in enumerate(t) if x == _BREAK))
+            t = [x for x in t if x != _BREAK]
             c.start, toks, c.end = len(toks), toks + t, len(toks) + len(t)
         cuts = {c.start for c in clauses if c.opens and c.start}
         ann = self._context(self._read(toks, cuts), clauses)
         fixes = self._spell(ann)
         if fixes:
             fixed = self._context(self._read([fixes[i]["to"] if i in fixes else t for i, t in enumerate(toks)], cuts), clauses)
-            used = {i for s in fixed.spans for i in range(s.start, s.end)}
+            # (an English word corrected into a place's name is another word, not a name misspelt: 'range')
+            used = {i for s in fixed.spans for i in range(s.start, s.end)
+                    if s.kind != "anchor" or not parts_of_speech(toks[i])}
             # a correction stands only when the word it gives is read as part of the question
             fixes = {i: c for i, c in fixes.items() if i in used or c["to"] in self.stop}
             if fixes:
                 ann = self._context(self._read([fixes[i]["to"] if i in fixes else t for i, t in enumerate(toks)], cuts),
                                     clauses)
-        ann.corrections, ann.rewrites = list(fixes.values()), rewrites
+        ann.corrections, ann.rewrites, ann.breaks = list(fixes.values()), rewrites, breaks
         # a word the pack does not know that can only be a verb ('noticed', 'flagged') is phrasing: context
         plain, named = set(self.lang.get("noncontent_pos", [])), set(self.lang.get("content_verb_forms", []))
         verbs = [u for u in ann.unknown if plain and (pos := parts_of_speech(u)) and pos <= plain

@@ -59,6 +59,8 @@ def _covered(ann, conds: list[Span], rules: dict, pos: int, step: int,
     covered: list[tuple[int, int]] = []
     kinds: list[str] = []
     while bounds[0] <= pos < bounds[1]:
+        if pos in ann.breaks and step > 0 and covered:
+            break  # ('(not the <value> ones), <year> to <year>'): an aside closed covers nothing after it
         hit = next((c for c in conds if (c.start if step > 0 else c.end - 1) == pos), None)
         if hit is None and ann.tokens[pos] not in joiners:
             break
