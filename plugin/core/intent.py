@@ -163,7 +163,13 @@ def _share(w: Work) -> None:
         start = asked
     split = _split_at(w, start)
     cut = split if split is not None else start
-    after = [p for s, p in w.target_preds if s.start >= cut and not is_place_pred(pack, p) and not _stated(w, s)]
+    late = [(s, p) for s, p in w.target_preds if s.start >= cut and not is_place_pred(pack, p) and not _stated(w, s)]
+    # ('what share are <part>, excluding <records> with no <field>'): what is left out narrows the whole, once a
+    # part is said that is not left out, unless it only narrows the part ('<value> (not the <other value> ones)')
+    kept = [p for s, p in late if not excluded(w.ann, s)]
+    fields = {fe for p in kept for fe in pred_fields(pack, p)}
+    after = [p for s, p in late if p in kept or not kept or (p.op != "blank" and {
+        fe for q in [p, *p.any_of] for fe in pred_fields(pack, q)} & fields)]
     f.share_of = after or ([p for _, p in w.target_preds[-1:]] if not w.group_spans and split is None else [])
     part = {fe for p in f.share_of for fe in pred_fields(pack, p)}
     # ('<topic>. What share of <records> had <part>?'): a statement naming the part's own field is its topic,

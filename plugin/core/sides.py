@@ -21,22 +21,25 @@ def _best_chain(cx: Ctx, items: dict) -> tuple[list, str]:
     """The longest run of items of one kind that comparison or list words join, and its kind; runs a comparison
     word joins come before items that merely stand side by side."""
     best: list[tuple[Span, object]] = []
-    best_kind, best_rank = "", (False, 0)
+    best_kind, best_rank = "", (False, False, 0)
+    # ('for <month>, <month> and <month>, <A> vs <B>'): items a comparison word joins come before a list
+    compared = {i for c in cx.cue("compare") for i in range(c.start, c.end)}
     for kind, lst in items.items():
         lst.sort(key=lambda x: x[0].start)
         chain: list[tuple[Span, object]] = []
-        split = False
+        split = strong = False
         for it in lst:
             gap = cx.ann.tokens[chain[-1][0].end:it[0].start] if chain else []
             # ('<condition> in <A> vs <B>': only items a comparison or list word joins are sides)
             if chain and all(tok in words(cx.pack, 'link_words') for tok in gap) and len(gap) <= 4 \
                     and (set(gap) & words(cx.pack, 'split_words') or not gap and "either" not in (it[0].kind, chain[-1][0].kind)):
+                strong = strong or bool(compared & set(range(chain[-1][0].end, it[0].start)))
                 chain.append(it)
                 split = split or bool(set(gap) & words(cx.pack, 'split_words'))
             elif len(chain) < 2:
-                chain, split = [it], False
-        if len(chain) >= 2 and (split, len(chain)) > best_rank:
-            best, best_kind, best_rank = chain, kind, (split, len(chain))
+                chain, split, strong = [it], False, False
+        if len(chain) >= 2 and (strong, split, len(chain)) > best_rank:
+            best, best_kind, best_rank = chain, kind, (strong, split, len(chain))
     return best, best_kind
 
 
