@@ -92,6 +92,18 @@ class ClauseRoles:
                 c.kind = "hearsay"
         return set()
 
+    def _asks_of_before(self, ann) -> None:
+        """A question naming nothing ('<records> farther than <d> from <features> - how many are there?') asks of
+        the plain statements before it: they are the question."""
+        named = ("entity", "label", "concept", "anchor", "field", "time", "distance", "numcmp", "blank")
+        before: list[Clause] = []
+        for c in ann.clauses:
+            if c.kind == "question" and not any(s.kind in named and c.start <= s.start < c.end for s in ann.spans):
+                for b in before:
+                    b.kind = "question"
+            before = [] if c.kind == "question" else before + [c] if (
+                c.kind == "statement" and not c.reports and not c.states) else before
+
     def _names_a_document(self, s: Span, c: Clause, ann, heads: set[str]) -> bool:
         """Whether a value word modifies a word for a piece of writing a few words on, no other value between."""
         for j in range(s.end, min(s.end + 3, c.end)):
@@ -135,6 +147,7 @@ class ClauseRoles:
         self._purpose_tails(ann, rules)
         classify(ann.clauses, cues, set(rules.get("question_cues", [])))
         said = self._hearsay(ann, rules)
+        self._asks_of_before(ann)
         _who_asks(ann, rules, cues)
         keeps = {k: set(v) for k, v in rules.get("keeps", {}).items()}
         heads = set(rules.get("purpose_heads", []))
@@ -151,6 +164,9 @@ class ClauseRoles:
                     set(s.text.split()) < n for n in asked_names) or self._only_part_of_a_name(s, c, ann) or
                     self._yields(s, asked_anchors)):
                 continue  # ('for the <name> walk audit: ... of the <name> school?'): the feature the question names
+            if c is not None and c.kind == "purpose" and s.kind == "entity" and not self._area(s) and not asks_of:
+                keep.append(s)  # ('for the <features> in <place>, how many are in each <field>?'): what is asked of
+                continue
             if c is not None and c.kind != "question" and s.kind not in keeps.get(c.kind, set()) and not (
                     s.kind == "cue" and {v for k, v in (s.items or [(s.kind, s.value)]) if k == "cue"} &
                     set(rules.get("keep_cues", []))) and not _kind_of_place(s, c, keeps, ann.spans, self.pack) and not (

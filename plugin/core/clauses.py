@@ -10,7 +10,7 @@ from .text import normalize
 # a sentence ends at . ? ! ; followed by a space (a decimal point has none); a leading clause at , : or a dash
 _SENTENCE = re.compile(r"(?<=[.?!;])\s+(?=\S)")
 _ASIDE = ("purpose", "deadline", "remark")  # kinds of clause set aside whatever the others are
-_LEAD = re.compile(r"\s*(?:,|:(?!\d)|\s[-\u2013\u2014]+\s)\s*")
+_LEAD = re.compile(r"\s*(?:,(?!\d{3}\b)|:(?!\d)|\s[-\u2013\u2014]+\s)\s*")  # (not the comma of '10,000')
 
 
 @dataclass
@@ -40,21 +40,12 @@ def pieces(question: str, rules: dict) -> list[Clause]:
         question = re.sub(rw["pattern"], rw["to"], question)
     for sent in _SENTENCE.split(question.strip()):
         first = len(out)
-        m = _lead(sent, rules)
-        head = normalize(sent[:m.start()]).split() if m else []
-        deadline = bool(head) and any(tuple(head[:len(o)]) == o for o in deadlines)
-        purpose = deadline or bool(head) and any(tuple(head[:len(o)]) == o for o in openers)
-        # a colon or a dash closes a clause of its own ('<the need> - how many ...?'); a comma only a purpose
-        closed = bool(m) and m.group(0).strip()[:1] in (":", "-", "\u2013", "\u2014")
-        # ('<topic> check:', '<topic> angle for the report -'): a closed lead with a word for what the message is, is its purpose
-        purpose = purpose or closed and _names_message(sent[:m.start()], rules)
-        ask = _request_in(sent[:m.start()], rules) if m and purpose and not deadline else None
-        if ask:  # ('for the <study> we need <records> ...,'): the purpose ends where the speaker asks
-            out.append(Clause(sent[:ask], kind="purpose"))
-            sent = sent[ask:]
-        elif m and (purpose or closed) and sent[m.end():].strip():
-            out.append(Clause(sent[:m.start()], kind="deadline" if deadline else "purpose" if purpose else "question"))
-            sent = sent[m.end():]
+        # ('<greeting> - for the <newsletter>, could you ...'): a lead cut off may open on another
+        while True:
+            lead, sent = _cut_lead(sent, rules, openers, deadlines)
+            if lead is None:
+                break
+            out.append(lead)
         out += _trailing(sent, rules)
         out[first].opens = True
     qwords = set(rules.get("question_words", []))
@@ -84,6 +75,26 @@ def _embedded(toks: list[str], i: int, rules: dict, said: list[list[str]]) -> bo
     if toks[i] in rules.get("relative_question_words", []) and before and "NOUN" in (pos := parts_of_speech(before)) and "VERB" not in pos:
         return True
     return any(toks[j:j + len(v)] == v and j + len(v) <= i for v in said for j in range(i))
+
+
+def _cut_lead(sent: str, rules: dict, openers: list[tuple], deadlines: list[tuple]) -> tuple[Clause | None, str]:
+    """The leading clause of a sentence, when a purpose or greeting opens it or a colon or dash closes it, and the
+    rest of the sentence."""
+    m = _lead(sent, rules)
+    head = normalize(sent[:m.start()]).split() if m else []
+    deadline = bool(head) and any(tuple(head[:len(o)]) == o for o in deadlines)
+    purpose = deadline or bool(head) and any(tuple(head[:len(o)]) == o for o in openers)
+    # a colon or a dash closes a clause of its own ('<the need> - how many ...?'); a comma only a purpose
+    closed = bool(m) and m.group(0).strip()[:1] in (":", "-", "\u2013", "\u2014")
+    # ('<topic> check:', '<topic> angle for the report -'): a closed lead with a word for what the message is, is its purpose
+    purpose = purpose or closed and _names_message(sent[:m.start()], rules)
+    ask = _request_in(sent[:m.start()], rules) if m and purpose and not deadline else None
+    if ask:  # ('for the <study> we need <records> ...,'): the purpose ends where the speaker asks
+        return Clause(sent[:ask], kind="purpose"), sent[ask:]
+    if m and (purpose or closed) and sent[m.end():].strip():
+        return Clause(sent[:m.start()], kind="deadline" if deadline else "purpose" if purpose else "question"), \
+            sent[m.end():]
+    return None, sent
 
 
 def _told(toks: list[str], others: set[str]) -> bool:
