@@ -78,3 +78,25 @@ def test_an_english_word_is_no_place_misspelt(pipeline):
     a = pipeline.ask("Per year, how many bike crashes were in the dark in the bike crash file? The whole range, 2016 to 2024.")
     assert a.status == "answered", a.answer
     assert not a.frame.get("scope")
+
+
+def test_the_hour_is_given_with_its_published_band(pipeline, admin):
+    a = ask(pipeline, "the 2 busiest hours for crashes in Worcester")
+    band = a.columns.index("hour_band")
+    want = rows(admin, """SELECT crash_hour, count(*) FROM ma.massdot_crash WHERE city_town_name = 'WORCESTER'
+        AND crash_hour IS NOT NULL GROUP BY 1 ORDER BY 2 DESC LIMIT 2""")
+    assert [r[band] for r in a.rows] == [w[0] for w in want]
+
+
+def test_a_feature_on_its_street_is_one_place(pipeline, admin):
+    a = ask(pipeline, "how many ramps within 300 m of the Morse School on Granite St are rated fair?")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.pedestrian_ramp r WHERE r.condition = 'F' AND EXISTS (
+        SELECT 1 FROM ma.school s WHERE s.site_name = 'Morse School' AND ST_DWithin(r.geom, s.geom, 300))""")
+
+
+def test_a_period_after_an_abbreviation_ends_no_sentence(pipeline):
+    from plugin.core.clauses import pieces
+    from plugin.core.phrase_rules import rule_files
+    got = [c.raw for c in pieces("We met at the Martin Luther King Jr. School on Putnam Ave. How many crashes near it?",
+                                 rule_files("en")["context"])]
+    assert got == ["We met at the Martin Luther King Jr. School on Putnam Ave.", "How many crashes near it?"]

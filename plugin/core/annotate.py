@@ -258,6 +258,7 @@ class Annotator:
                 spans.append(Span(m.start, m.end, "anchor", {"entity": m.entity, "name": m.name, "score": m.score,
                                                              "others": m.others}, m.text))
                 locked.update(range(m.start, m.end))
+            spans = self._addresses(spans, toks)
         self._phrases(toks, spans, locked, cuts)
         spans.sort(key=lambda s: s.start)
         spans = self._shared_head(spans, toks)
@@ -326,6 +327,21 @@ class Annotator:
                     break
             else:
                 i += 1
+
+    def _addresses(self, spans: list[Span], toks: list[str]) -> list[Span]:
+        """A street said right after a feature ('the <school> on <street>') says where that feature is: one
+        mention of the feature, not a second place."""
+        out: list[Span] = []
+        said = set(self.lang.get("address_words", []))
+        for s in sorted(spans, key=lambda x: x.start):
+            prev = out[-1] if out else None
+            if prev is not None and prev.kind == s.kind == "anchor" and s.start == prev.end + 1 and \
+                    toks[prev.end] in said and self.pack.entities[s.value["entity"]].geometry == "line" and \
+                    self.pack.entities[prev.value["entity"]].geometry == "point":
+                out[-1] = replace(prev, end=s.end, text=" ".join(toks[prev.start:s.end]))
+                continue
+            out.append(s)
+        return out
 
     def _none_near(self, toks: list[str], i: int, n: int) -> bool:
         """Whether toks[i:i+n] is a word for none and a layer's word, before a distance or a word for near."""

@@ -38,7 +38,7 @@ def pieces(question: str, rules: dict) -> list[Clause]:
                           question)
     for rw in rules.get("rewrites", []):  # ('jun-aug': a dash between two months is a range, not a compound word)
         question = re.sub(rw["pattern"], rw["to"], question)
-    for sent in _SENTENCE.split(question.strip()):
+    for sent in _sentences(question.strip(), rules):
         first = len(out)
         # ('<greeting> - for the <newsletter>, could you ...'): a lead cut off may open on another
         while True:
@@ -75,6 +75,23 @@ def _embedded(toks: list[str], i: int, rules: dict, said: list[list[str]]) -> bo
     if toks[i] in rules.get("relative_question_words", []) and before and "NOUN" in (pos := parts_of_speech(before)) and "VERB" not in pos:
         return True
     return any(toks[j:j + len(v)] == v and j + len(v) <= i for v in said for j in range(i))
+
+
+def _sentences(text: str, rules: dict) -> list[str]:
+    """The sentences of a message; a period after an abbreviation ('<name> Jr.', 'Mt. <name>') ends none."""
+    short = set(rules.get("abbreviations", []))
+    # (unless what follows opens a sentence: 'on <name> Ave. Compare ...')
+    openers = {w for key in ("question_words", "question_openers", "statement_openers", "greetings", "told_subjects")
+               for w in rules.get(key, [])} | {o.split()[0] for o in rules.get("purpose_openers", [])}
+    out: list[str] = []
+    for part in _SENTENCE.split(text):
+        words = out[-1].rstrip().split() if out else []
+        nxt = normalize(part).split()[:1]
+        if words and words[-1].endswith(".") and words[-1][:-1].lower() in short and nxt and nxt[0] not in openers:
+            out[-1] += " " + part
+        else:
+            out.append(part)
+    return out
 
 
 def _cut_lead(sent: str, rules: dict, openers: list[tuple], deadlines: list[tuple]) -> tuple[Clause | None, str]:

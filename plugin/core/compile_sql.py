@@ -225,6 +225,9 @@ class Compiler(Measures):
             if (sort is None) != (g.order is None):
                 raise CompileError(f"grouping {g.key} has no calendar order column")
             selects.append(value.as_(g.name))
+            if g.kind == "time" and g.key == "hour" and ent.time.get("hour_label"):
+                # (the hour as the source publishes its band, '03:00PM to 03:59PM', beside the number)
+                selects.append(exp.Min(this=col(ent.time["hour_label"], "t")).as_(f"{g.name}_band"))
             if sort is not None:
                 selects.append(sort.as_(g.order))
             keys.append(value.copy() if sort is None or not sort.find(exp.Extract) else sort.copy())

@@ -237,8 +237,8 @@ def _by_stored_time(s: _Steps) -> Optional[str]:
     if not times or f.intent == "share" or f.compare or f.measure.kind not in ("count", "epdo", "rate") \
             or any(g.kind not in ("time", "field") for g in f.group_by):
         return None
-    if any(g.key == "year" and tm.get("year") for g in times):
-        return None
+    if any(g.key == "year" and tm.get("year") or g.key == "hour" and tm.get("hour_label") for g in times):
+        return None  # (the hour's published band is read beside it from the records themselves)
     cols = {tm.get("timestamp") or (tm.get("time") if g.key == "hour" else tm.get("date")) for g in times}
     return None if len(cols) != 1 or None in cols else cols.pop()
 
