@@ -100,3 +100,21 @@ def test_a_period_after_an_abbreviation_ends_no_sentence(pipeline):
     got = [c.raw for c in pieces("We met at the Martin Luther King Jr. School on Putnam Ave. How many crashes near it?",
                                  rule_files("en")["context"])]
     assert got == ["We met at the Martin Luther King Jr. School on Putnam Ave.", "How many crashes near it?"]
+
+
+def test_a_day_written_before_its_month(pipeline, admin):
+    a = ask(pipeline, "collisions in Salem between 1 March 2017 and 15 April 2017, both dates inclusive")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'
+                                           AND crash_date BETWEEN '2017-03-01' AND '2017-04-15'""")
+
+
+def test_dont_count_before_a_value_covers_only_that_value(pipeline, admin):
+    a = ask(pipeline, "rear-end collisions in Lynn on wet roads - don't count pdo")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LYNN'
+        AND manr_coll_descr = 'Rear-end' AND road_surf_cond_descr = 'Wet'
+        AND trim(crash_severity_descr) <> 'Property damage only'""")
+
+
+def test_a_question_opener_is_never_corrected(pipeline):
+    ann = pipeline.annotator().annotate("compute fatal crashes as a percentage of all crashes in Lynn")
+    assert not ann.corrections

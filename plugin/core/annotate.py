@@ -162,7 +162,8 @@ class Annotator:
         # (and the names of months and days: 'febuary')
         calendar = {w for w in [*self.lang["months"], *self.lang["days"]] if len(w) >= 5}
         self.speller = Speller(vocab={w for w in (domain | calendar) - self.stop - typed if w.isalpha()},
-                               protected=(names - self.known_words) | _named_elsewhere(pack), meaning=meaning)
+                               protected=(names - self.known_words) | _named_elsewhere(pack) |
+                               set(self.rules.get("context", {}).get("question_openers", [])), meaning=meaning)
         # a long grammar word misspelt by one letter ('conditon') is that grammar word: read as such, not left over
         # (forms of one verb tie without harm: 'happend' is as near 'happened' as 'happens')
         # (and a short one with two letters swapped: 'teh')

@@ -39,13 +39,16 @@ def exclusion_scopes(ann, rules: dict) -> list[tuple[int, int, str]]:
     out = []
     for s in ann.spans:
         sides = [v for k, v in (s.items or [(s.kind, s.value)]) if k == "cue" and v in ("exclude_before", "exclude_after")]
-        for side in sides:
+        # ('<conditions> - dont count <value>'): a cue that reads either way covers what follows it, when anything does
+        for side in sorted(sides, reverse=True):
             fwd = side == "exclude_before"
             said = (lambda t, cue=s.text: f"{cue} {t}") if fwd else (lambda t, cue=s.text: f"{t} {cue}")
             c = clause_at(ann.clauses, s.start)
             lo, hi = (c.start, c.end) if c is not None else (0, len(ann.tokens))
-            out += [(a, b, said) for a, b in _covered(ann, conds, rules, s.end if fwd else s.start - 1, 1 if fwd else -1,
-                                                      (lo, hi))]
+            got = _covered(ann, conds, rules, s.end if fwd else s.start - 1, 1 if fwd else -1, (lo, hi))
+            out += [(a, b, said) for a, b in got]
+            if fwd and got:
+                break
     return out
 
 

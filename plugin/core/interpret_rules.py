@@ -335,6 +335,9 @@ def _number_measures(w: Work) -> None:
         # a field named without a value ('<field> breakdown', '<field> for <records> in <place>') asks for its
         # distribution, unless a value of that field is asked for too ('<field> was <value>')
         flds = readings(s, "field")
+        if flds and w.time_spans and not any(0 <= s.start - g.end <= 1 for g in cx.cue("group")) and all(pack.entities[e].fields[fl].kind in ("date", "timestamp", "time")
+                                         for e, fl in flds if e in pack.entities and fl in pack.entities[e].fields):
+            continue  # ('with a crash date between <date> and <date>, both dates inclusive'): the time's own field
         if flds and not readings(s, "entity") and s not in w.used_fields and s not in w.group_spans \
                 and not any(x in filtered for x in flds) and not cx.cue("share") \
                 and (not cx.cue("list") or cx.cue("breakdown")):  # 'give me the <field> breakdown'
