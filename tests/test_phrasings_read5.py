@@ -118,3 +118,19 @@ def test_dont_count_before_a_value_covers_only_that_value(pipeline, admin):
 def test_a_question_opener_is_never_corrected(pipeline):
     ann = pipeline.annotator().annotate("compute fatal crashes as a percentage of all crashes in Lynn")
     assert not ann.corrections
+
+
+def test_the_weights_of_the_measure_said_again_are_no_condition(pipeline, admin):
+    a = ask(pipeline, "EPDO of crashes in Salem? Fatal or injury crashes count 21, everything else 1.")
+    assert a.rows[0][0] == scalar(admin, """SELECT sum(CASE WHEN crash_severity_descr IN ('Fatal injury', 'Non-fatal injury')
+        THEN 21 ELSE 1 END) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'""")
+
+
+def test_a_part_said_before_as_a_percentage_of(pipeline, admin):
+    a = ask(pipeline, "For records in Salem, compute fatal or injury crashes as a percentage of all records, excluding "
+                      "records with severity Unknown from both the numerator and the denominator.")
+    whole = scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'
+                             AND crash_severity_descr NOT IN ('Unknown', 'Not Reported')""")
+    part = scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'
+                            AND crash_severity_descr IN ('Fatal injury', 'Non-fatal injury')""")
+    assert list(a.rows[0][:2]) == [part, whole]

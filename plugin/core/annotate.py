@@ -11,6 +11,7 @@ from .exclusion_scope import either_way, exclusion_scopes
 from .numbers import band, comparisons
 from .pack import Pack, language_for, norm_label
 from .phrase_rules import apply_rewrites, rewrite_rules, rule_files
+from .weights_said import weights_said
 from .spelling import Speller, lemmas, number_runs, parts_of_speech, verb_forms
 from .text import normalize, phrase_key, tokens
 from .timeparse import TimeParser
@@ -211,6 +212,7 @@ class Annotator:
         ann.excluded = exclusion_scopes(ann, self.rules.get("exclusion", {}))
         either_way(ann, self.rules.get("exclusion", {}))
         set_aside(ann, self.pack, self.lang, self.rules, self.roles.records)
+        weights_said(ann, self.pack, self.stop | set(self.rules.get("exclusion", {}).get("joiners", [])))
         return ann
 
     def _context(self, ann: Annotation, clauses: list[Clause]) -> Annotation:

@@ -152,6 +152,19 @@ def _split_at(w: Work, start: int) -> int | None:
     return cues[0] if cues else None
 
 
+def _part_said_first(w: Work, asked: int) -> bool:
+    """'<part> as a percentage of all <records>': the conditions said before the share word are its part; what
+    is left out narrows the whole."""
+    toks = w.ann.tokens
+    if not any(toks[max(0, asked - len(x.split())):asked] == x.split() for x in words(w.pack, "part_before_share")):
+        return False
+    part = [p for s, p in w.target_preds if s.start < asked and not excluded(w.ann, s) and not is_place_pred(w.pack, p)]
+    if part:
+        w.f.share_of = part
+        w.target_preds = [(s, p) for s, p in w.target_preds if p not in part]
+    return bool(part)
+
+
 def _share(w: Work) -> None:
     """The part of a share: conditions after the split word, else a late time, the relation, or a late place."""
     f, pack = w.f, w.pack
@@ -161,6 +174,8 @@ def _share(w: Work) -> None:
                                                            if s.start > w.target_span.start):
         # 'of the <records> that <whole>, what share were <part>': the share word divides them
         start = asked
+    if _part_said_first(w, asked):
+        return
     split = _split_at(w, start)
     cut = split if split is not None else start
     late = [(s, p) for s, p in w.target_preds if s.start >= cut and not is_place_pred(pack, p) and not _stated(w, s)]
