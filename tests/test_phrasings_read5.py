@@ -134,3 +134,16 @@ def test_a_part_said_before_as_a_percentage_of(pipeline, admin):
     part = scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'
                             AND crash_severity_descr IN ('Fatal injury', 'Non-fatal injury')""")
     assert list(a.rows[0][:2]) == [part, whole]
+
+
+def test_a_feature_named_before_and_referred_back_to_beside_a_town(pipeline, admin):
+    a = ask(pipeline, "I write for the parents of the Morse School. How many crashes involving a pedestrian happened "
+                      "within 300 m of the school, in the Cambridge police crash reports?")
+    assert a.rows[0][0] == scalar(admin, _NEAR_SCHOOL.replace("152.4", "300").format("Morse School"))
+
+
+def test_rank_the_months(pipeline, admin):
+    a = ask(pipeline, "Rank the months of 2017 by crashes in Lynn and give me the worst two.")
+    want = rows(admin, """SELECT extract(month FROM crash_date)::int, count(*) FROM ma.massdot_crash
+        WHERE city_town_name = 'LYNN' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 2""")
+    assert [r[1] for r in a.rows] == [w[1] for w in want]

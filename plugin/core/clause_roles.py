@@ -49,12 +49,15 @@ class ClauseRoles:
             return True
         return c.kind in ("purpose", "deadline") and not self.pack.entities[s.value["entity"]].area
 
-    def _yields(self, s: Span, asked: list[Span]) -> bool:
+    def _yields(self, s: Span, asked: list[Span], ann=None) -> bool:
         """Whether a place named outside the question gives way to the places the question names: a name read
         only near a known one ('<region name> end of the corridor - <town>, <town> ...'), or a feature ('we walk
         <square> next week. ... near <intersection>?')."""
         if not asked:
             return False
+        ent = s.value["entity"]
+        if ann is not None and not any(a.value["entity"] == ent for a in asked) and self._referred_to(ent, ann):
+            return False  # ('on behalf of the <school>. ... within <d> of the school, in <town>?'): referred back to
         return s.value.get("score", 100) < 100 and any(a.value.get("score", 100) >= 100 for a in asked) or \
             not self.pack.entities[s.value["entity"]].area
 
@@ -162,7 +165,7 @@ class ClauseRoles:
             c = clause_at(ann.clauses, s.start)
             if c is not None and c.kind != "question" and s.kind == "anchor" and (any(
                     set(s.text.split()) < n for n in asked_names) or self._only_part_of_a_name(s, c, ann) or
-                    self._yields(s, asked_anchors)):
+                    self._yields(s, asked_anchors, ann)):
                 continue  # ('for the <name> walk audit: ... of the <name> school?'): the feature the question names
             if c is not None and c.kind == "purpose" and s.kind == "entity" and not self._area(s) and not asks_of:
                 keep.append(s)  # ('for the <features> in <place>, how many are in each <field>?'): what is asked of

@@ -43,7 +43,8 @@ def groups(w) -> None:
                       distance_text=w.distances[0].value["text"], filters=w.support_preds)
     for s in w.spans:
         if s.kind == "timepart" or has(s, "timepart"):
-            if any(p in cx.cue("group") for p in cx.before(s, 1)) or w.before_is_rank(s) \
+            ranked = any(0 <= s.start - c.end <= 1 for c in cx.cue("rank_all"))  # ('rank the months by ...')
+            if any(p in cx.cue("group") for p in cx.before(s, 1)) or w.before_is_rank(s) or ranked \
                     or (cx.cue("trend") and not f.group_by) or len(s.text.split()) > 1 or s.text.endswith("ly"):
                 g = Group("time", readings(s, "timepart")[0])
                 if g not in f.group_by:
