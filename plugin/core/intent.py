@@ -153,7 +153,7 @@ def _split_at(w: Work, start: int) -> int | None:
 
 
 def _part_said_first(w: Work, asked: int) -> bool:
-    """'<part> as a percentage of all <records>': the conditions said before the share word are its part; what
+    """'<part> as a percentage of <whole>': the conditions said before the share word are its part; what
     is left out narrows the whole."""
     toks = w.ann.tokens
     if not any(toks[max(0, asked - len(x.split())):asked] == x.split() for x in words(w.pack, "part_before_share")):

@@ -1,4 +1,4 @@
-"""The pack's severity weights said again in a question ('<values> count 21, everything else 1'): a definition of
+"""The pack's severity weights said again in a question ('<values> at 21, the rest at 1'): a definition of
 the measure, not a condition on the records."""
 from __future__ import annotations
 
