@@ -146,3 +146,9 @@ def test_rank_the_months(pipeline, admin):
     want = rows(admin, """SELECT extract(month FROM crash_date)::int, count(*) FROM ma.massdot_crash
         WHERE city_town_name = 'LYNN' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 2""")
     assert [r[1] for r in a.rows] == [w[1] for w in want]
+
+
+def test_a_value_left_out_of_the_features_near(pipeline, admin):
+    a = ask(pipeline, "police crash reports within 250 m of a school, leaving out private ones")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_crash c WHERE EXISTS (
+        SELECT 1 FROM ma.school s WHERE s.school_type <> 'private' AND ST_DWithin(c.geom, s.geom, 250))""")

@@ -239,7 +239,9 @@ def _predicates(w: Work) -> None:
             i in values or w.ann.tokens[i] in joins | splits for i in range(s.end, n.start)))]
         # ('within <d> of any <feature>, <value> or <value>'): values right after the feature word, of it alone
         run_start = min(v.start for v in value_run(w.spans, w.ann.tokens, s, joins))
-        before = [n for n in w.near_spans if 0 <= run_start - n.end <= 1 and w.target_span is not None and
+        # (or left out just after it: '<value> <feature> (not the <value> ones)')
+        gap = 3 if excluded(w.ann, s) else 1
+        before = [n for n in w.near_spans if 0 <= run_start - n.end <= gap and w.target_span is not None and
                   p.concept and not applies(pack, p, readings(w.target_span, "entity")[0])]
         if (nxt or before) and p.concept and any(e in pack.concepts[p.concept].where
                                                  for e in readings((nxt or before)[0], "entity")):
@@ -258,6 +260,10 @@ def _predicates(w: Work) -> None:
         w.target_preds.append((s, Predicate(field=fld, op="blank", entity=ent, negate=not blank, text=s.text)))
     for s in w.cx.cue("located") + w.cx.cue("not_located"):  # ('geocoded <records>', '<records> with no location')
         w.target_preds.append((s, Predicate(op="located", negate=s in w.cx.cue("not_located"), text=s.text)))
+    for sp, p in support:  # ('<features>, not the <value> ones'): left out of the features
+        cue = excluded(w.ann, sp)
+        if cue:
+            p.negate, p.text = not p.negate, cue(p.text)
     w.support_said = either(w.cx, support)
     w.support_preds += [p for _, p in w.support_said]
     w.time_spans.sort(key=lambda s: s.start)
