@@ -49,17 +49,17 @@ class ClauseRoles:
             return True
         return c.kind in ("purpose", "deadline") and not self.pack.entities[s.value["entity"]].area
 
-    def _yields(self, s: Span, asked: list[Span], ann=None) -> bool:
+    def _yields(self, s: Span, asked: list[Span], ann) -> bool:
         """Whether a place named outside the question gives way to the places the question names: a name read
         only near a known one ('<region name> end of the corridor - <town>, <town> ...'), or a feature ('we walk
         <square> next week. ... near <intersection>?')."""
         if not asked:
             return False
         ent = s.value["entity"]
-        if ann is not None and not any(a.value["entity"] == ent for a in asked) and self._referred_to(ent, ann):
+        if not any(a.value["entity"] == ent for a in asked) and self._referred_to(ent, ann):
             return False  # ('on behalf of the <school>. ... within <d> of the school, in <town>?'): referred back to
         return s.value.get("score", 100) < 100 and any(a.value.get("score", 100) >= 100 for a in asked) or \
-            not self.pack.entities[s.value["entity"]].area
+            not self.pack.entities[ent].area
 
     def _claimed_count(self, s: Span, ann) -> bool:
         """Whether a number compared just before records counted ('over 900 <records>') is a count said of all of
@@ -195,7 +195,7 @@ class ClauseRoles:
         ann.aside = [s for s in ann.spans if s not in keep]
         ann.spans = keep
         ann.context = [w for w in context if w not in self.stop]
-        if asked is not None and not any(s.start in asked and s.kind not in ("cue",) for s in keep):
+        if asked is not None and not any(s.start in asked and s.kind != "cue" for s in keep):
             # ('<value> <records> in <place> - list'): a question naming nothing asks of the clauses before it
             verbs = rules.get("saying_verbs", []) + rules.get("reporting_verbs", [])
             said |= {i for c in ann.clauses if c.kind == "statement" for i in range(_reported(ann.tokens, c, verbs), c.end)}

@@ -40,7 +40,7 @@ def exclusion_scopes(ann, rules: dict) -> list[tuple[int, int, str]]:
     for s in ann.spans:
         sides = [v for k, v in (s.items or [(s.kind, s.value)]) if k == "cue" and v in ("exclude_before", "exclude_after")]
         # ('<conditions> - dont count <value>'): a cue that reads either way covers what follows it, when anything does
-        for side in sorted(sides, reverse=True):
+        for side in sorted(sides, key=lambda x: x != "exclude_before"):  # (the forward reading first)
             fwd = side == "exclude_before"
             said = (lambda t, cue=s.text: f"{cue} {t}") if fwd else (lambda t, cue=s.text: f"{t} {cue}")
             c = clause_at(ann.clauses, s.start)
