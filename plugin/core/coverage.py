@@ -20,11 +20,13 @@ def coverage(ann, frame: Frame, stop: set[str] | frozenset = frozenset()) -> dic
     asked = asked_positions(ann.clauses)
     spans = [s for s in ann.spans if asked is None or s.start in asked]
     read = {i for s in ann.spans for i in range(s.start, s.end)}
+    # (a word set aside as context was read, as context: the verifier weighs it once, under that name)
+    context = {w for c in ann.context for w in str(c).split()}
     unread = [t for i, t in enumerate(ann.tokens) if (asked is None or i in asked) and i not in read and t not in stop
-              and not t.replace(".", "", 1).isdigit()]
+              and t not in context and not t.replace(".", "", 1).isdigit()]
+    numbers = [n for n in unused_numbers(ann.tokens, asked, blob) if n not in context]
     return {"unused": unused_readings(spans, blob.lower()), "ambiguous": ambiguous_words(spans),
-            "numbers_unused": unused_numbers(ann.tokens, asked, blob), "operators": said_operators(spans),
-            "asked_unread": unread}
+            "numbers_unused": numbers, "operators": said_operators(spans), "asked_unread": unread}
 
 
 # what a question operator leaves in the frame when it is used: a ranking, a share, a trend, a measure
