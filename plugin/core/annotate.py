@@ -210,7 +210,7 @@ class Annotator:
         ann.unknown = [u for u in ann.unknown if u not in verbs]
         ann.context += [v for v in dict.fromkeys(verbs) if v not in ann.context]
         ann.excluded = exclusion_scopes(ann, self.rules.get("exclusion", {}))
-        either_way(ann, self.rules.get("exclusion", {}))
+        either_way(ann, self.rules.get("exclusion", {}), self.pack)
         set_aside(ann, self.pack, self.lang, self.rules, self.roles.records)
         weights_said(ann, self.pack, self.stop | set(self.rules.get("exclusion", {}).get("joiners", [])))
         return ann

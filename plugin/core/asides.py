@@ -8,6 +8,7 @@ from typing import Callable
 
 from .clauses import clause_at
 from .pack import Pack
+from .spelling import lemmas
 from .text import phrase_key
 from .tokens import Span
 from .value_words import fields_of, label_sets
@@ -20,13 +21,32 @@ def set_aside(ann, pack: Pack, lang: dict, rules: dict, records: Callable[[Span]
     _features_in_time_clauses(ann, rules, records)
     _season_of_a_condition(ann, pack)
     _time_named(ann, rules, set(lang.get("stopwords", [])))
+    _day_part_of_hours(ann, set(rules.get("context", {}).get("day_part_names", [])), set(lang.get("stopwords", [])))
     _dimension_asked(ann)
     _layer_word_of_a_label(ann, pack)
     _one_feature_named_twice(ann)
+    _layer_referred_back(ann, pack, set(rules.get("context", {}).get("referring_words", [])))
     _named_by_the_values_after(ann, pack)
     _examples_given(ann, rules, set(lang.get("list_joins", [])))
     _groups_listed(ann, pack, set(lang.get("list_joins", [])), set(lang.get("stopwords", [])))
     _boundary_of_a_layer(ann, pack, set(lang.get("boundary_words", [])))
+    _own_boundary(ann, pack, set(lang.get("boundary_words", [])), set(lang.get("stopwords", [])))
+
+
+def _own_boundary(ann, pack: Pack, words: set[str], stop: set[str]) -> None:
+    """'<areas> with no <features> inside their boundary': a boundary word said after a containment word, past
+    grammar words only, in a question about an area layer, is the areas' own outline, which 'inside' reads."""
+    if not any(e.kind == "entity" and pack.entities.get(str(e.value)) is not None and
+               pack.entities[str(e.value)].area for e in ann.spans):
+        return
+    for i, tok in enumerate(ann.tokens):
+        j = i - 1
+        while j >= 0 and ann.tokens[j] in stop and not any(s.start <= j < s.end for s in ann.spans):
+            j -= 1
+        if tok in words and tok in ann.unknown and any(s.kind == "cue" and s.value == "in" and s.end == j + 1
+                                                       for s in ann.spans):
+            ann.unknown.remove(tok)
+            ann.context.append(tok)
 
 
 def _boundary_of_a_layer(ann, pack: Pack, words: set[str]) -> None:
@@ -127,6 +147,21 @@ def _one_feature_named_twice(ann) -> None:
                 return
 
 
+def _layer_referred_back(ann, pack: Pack, pointing: set[str]) -> None:
+    """'<bus stops> ... within <d> of the stop': a layer's word after a referring word, every word of it a word of
+    an earlier span naming another layer of the same table, names that earlier layer again."""
+    ents = [s for s in ann.spans if s.kind == "entity" and str(s.value) in pack.entities]
+    for k, e in enumerate(ents):
+        if not e.start or ann.tokens[e.start - 1] not in pointing:
+            continue
+        said = {lem for w in e.text.split() for lem in lemmas(w)}
+        for b in reversed(ents[:k]):
+            if b.value != e.value and pack.entities[str(b.value)].table == pack.entities[str(e.value)].table and \
+                    said <= {lem for w in b.text.split() for lem in lemmas(w)}:
+                ann.spans[ann.spans.index(e)] = replace(e, value=b.value, items=b.items)
+                break
+
+
 def _layer_word_of_a_label(ann, pack: Pack) -> None:
     """'the <field> was a <feature> (<label>)': a feature layer's word between a field and one of its labels that
     holds that word restates the label; it is no layer to be near."""
@@ -149,6 +184,20 @@ def _dimension_asked(ann) -> None:
         before = [p for p in ann.spans if p.end == s.start and p.kind == "cue"]
         if part is not None and s.kind != "timepart" and any(("cue", "which") in (p.items or []) for p in before):
             s.kind, s.value, s.items = "timepart", part, [("timepart", part)]
+
+
+def _day_part_of_hours(ann, names: set[str], stop: set[str]) -> None:
+    """'<day> night <records> 9 pm to midnight': a value said as a part of the day, with only the records' word or
+    grammar words between it and an hour range said outright, names those hours; it is no condition of its own."""
+    hours = [s for s in ann.spans if s.kind == "time" and len((s.value or {}).get("hours") or []) > 1]
+    for v in [s for s in ann.spans if s.kind in ("concept", "label") and s.text in names]:
+        for h in hours:
+            gap = range(v.end, h.start) if v.end <= h.start else range(h.end, v.start)
+            if len(gap) <= 3 and all(ann.tokens[j] in stop or any(
+                    s.start <= j < s.end and s.kind in ("entity", "time") for s in ann.spans) for j in gap):
+                ann.spans.remove(v)
+                ann.context.append(v.text)
+                break
 
 
 def _time_named(ann, rules: dict, stop: set[str]) -> None:

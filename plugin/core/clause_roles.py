@@ -146,7 +146,10 @@ class ClauseRoles:
         """A purpose or greeting contributes nothing; a statement only its conditions; their other words are
         context, never 'not understood'. Who asks ('<someone> wants ...') is a purpose of its own."""
         rules = self.rules.get("context", {})
-        cues = {s.start: str(s.value) for s in ann.spans if s.kind == "cue"}
+        closing = _inclusion_closers(ann, rules, set(rules.get("question_cues", [])))
+        cues = {s.start: str(s.value) for s in ann.spans if s.kind == "cue" and s.start not in closing}
+        for c in ann.clauses:
+            c.states = c.states or any(c.start <= i < c.end for i in closing)  # (it tells what is included)
         self._purpose_tails(ann, rules)
         classify(ann.clauses, cues, set(rules.get("question_cues", [])))
         said = self._hearsay(ann, rules)
@@ -201,6 +204,25 @@ class ClauseRoles:
             said |= {i for c in ann.clauses if c.kind == "statement" for i in range(_reported(ann.tokens, c, verbs), c.end)}
         ann.unknown = [u for j, u in enumerate(ann.tokens) if u in ann.unknown and j not in used and
                        (asked is None or j in asked or j in said)]
+
+
+def _inclusion_closers(ann, rules: dict, asking: set[str]) -> set[int]:
+    """Positions of the cue words of the phrases ('any <value> counts') that close a clause of several, after
+    something it is said of, in a sentence that is no question and asks nothing else: they tell what is included.
+    (Not after the records' word: '<records> counts' names counts.)"""
+    out: set[int] = set()
+    if len(ann.clauses) < 2:
+        return out
+    for c in ann.clauses:
+        for w in [p.split() for p in rules.get("inclusion_closers", [])]:
+            k = c.end - len(w)
+            if k <= c.start or ann.tokens[k:c.end] != w or c.raw.rstrip().endswith("?"):
+                continue
+            before = [s for s in ann.spans if c.start <= s.start < k]
+            if any(s.kind != "cue" for s in before) and not any(s.kind == "entity" and s.end == k for s in before) \
+                    and not any(s.kind == "cue" and str(s.value) in asking for s in before):
+                out |= set(range(k, c.end))
+    return out
 
 
 def _who_asks(ann, rules: dict, cues: dict[int, str]) -> None:

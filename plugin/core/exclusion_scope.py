@@ -3,9 +3,11 @@ either-way cue sets aside ('<value> or not')."""
 from __future__ import annotations
 
 from .clauses import clause_at
+from .pack import Pack
+from .value_words import label_sets
 
 
-def either_way(ann, rules: dict) -> None:
+def either_way(ann, rules: dict, pack: Pack) -> None:
     """'<value> or not': the one condition the cue follows is read and set aside (context), not a filter."""
     passes = set(rules.get("passes", []))  # (the records word of a statement, set aside, still walked over)
     conds = sorted([s for s in ann.spans if s.kind != "cue"] + [s for s in ann.aside if s.kind in passes],
@@ -19,6 +21,8 @@ def either_way(ann, rules: dict) -> None:
         elif s.value == "either_way_kept":  # (only what is counted anyway: a value left blank)
             covered = [(a, b) for a, b in _covered(ann, conds, rules, s.end, 1, bounds)[:1]
                        if any(x.start == a and x.kind in rules.get("either_way_kept_covers", []) for x in conds)]
+        elif s.value == "either_way_restated":
+            covered = _restating(ann, conds, rules, s, bounds, pack)
         else:  # only a field just after the cue: 'of any <value>' still keeps the value ('any dark light')
             nxt = next((c for c in conds if c.start == s.end), None)
             covered = [(nxt.start, nxt.end)] if nxt and nxt.kind in rules.get("either_way_before_covers", []) else []
@@ -26,6 +30,15 @@ def either_way(ann, rules: dict) -> None:
     if dropped:
         ann.spans = [s for s in ann.spans if s.start not in dropped]
         ann.context += [ann.tokens[i] for i in sorted(dropped)]
+
+
+def _restating(ann, conds: list, rules: dict, cue, bounds: tuple[int, int], pack: Pack) -> list[tuple[int, int]]:
+    """The conditions after the cue when every value among them is of the field of a value said before it (so
+    they restate that value), else none."""
+    after = _covered(ann, conds, rules, cue.end, 1, bounds)
+    before = {f for s in conds if s.end <= cue.start and s.kind in ("label", "concept") for f in label_sets(pack, s)}
+    values = [s for s in conds if (s.start, s.end) in after and s.kind in ("label", "concept")]
+    return after if values and all(set(label_sets(pack, s)) & before for s in values) else []
 
 
 def exclusion_scopes(ann, rules: dict) -> list[tuple[int, int, str]]:

@@ -307,6 +307,11 @@ class Repairer:
         if n.mode == "nearest" and not n.k:
             log("nearest_default", "near.k", None, 10, "no number given: the 10 nearest")
             n.k = 10
+        target = self.pack.entities.get(f.target or "")
+        if n.distance_m is None and n.mode == "within" and target is not None and target.area:
+            # ('<areas> with no <features>'): an area holds the features inside it, no distance is needed
+            log("area_holds", "near.distance_m", None, 0.0, f"{target.label}: the features inside each area")
+            n.distance_m = 0.0
         if n.distance_m is None and n.mode != "nearest":
             key = "default_along_m" if n.mode == "along" else "default_near_m"
             d = float(self.pack.convention("distance", key, default=100))

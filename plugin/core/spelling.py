@@ -110,6 +110,8 @@ class Speller:
             # (a known word misspelt in the data itself)
             if abs(len(v) - len(word)) > k or len(v) < (3 if short else 4) or v == word:
                 continue
+            if english and not parts_of_speech(v):
+                continue  # (an English word is no slip of a name only the data holds: 'covers' is no '<town>s')
             d = edit_distance(word, v)
             if d <= k and (not short or _slip(word, v)):
                 best.append((d, v))

@@ -45,6 +45,7 @@ def language(code: str = "en") -> dict[str, Any]:
     lang["cues"]["either_way_after"] = list(excl.get("either_way_after", []))
     lang["cues"]["either_way_before"] = list(excl.get("either_way_before", []))
     lang["cues"]["either_way_kept"] = list(excl.get("either_way_kept", []))
+    lang["cues"]["either_way_restated"] = list(excl.get("either_way_restated", []))
     # 'at least one signal': read as one phrase, before 'least' could be read as a ranking
     lang["cues"]["exists"] = [w for w in rule_files(code).get("quantifiers", {}).get("exists", []) if " " in w]
     return lang

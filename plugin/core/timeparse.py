@@ -308,7 +308,10 @@ def _distance(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
 
 
 def _topn(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
-    n = p.num(next(x for x in m.groups() if x))
+    said = next(x for x in m.groups() if x)
+    if m.group(0).startswith(said) and re.fullmatch(YEAR, said):
+        return None  # ('<years>, most to fewest'): a year before a ranking word ends a time range, it counts nothing
+    n = p.num(said)
     return {"n": int(n)} if n else None
 
 

@@ -1,0 +1,78 @@
+"""Phrasings read in the session of fresh26, through the whole rules pipeline and checked against an analyst's SQL:
+a year before a ranking word, a direction of order said in words, a sentence telling what is included, values
+restated after 'whether', areas holding no features, a part of the day naming the hours beside it, a layer word
+referring back, the county written 'co', and a word set aside as context weighed once by the verifier."""
+from __future__ import annotations
+
+from conftest import rows, scalar
+from test_phrasings_read import ask
+
+_DARK = "('Dark - lighted roadway', 'Dark - roadway not lighted', 'Dark - unknown roadway lighting')"
+
+
+def test_a_year_before_a_ranking_word_ends_a_range(pipeline, admin):
+    a = ask(pipeline, "pedestrian police crash reports by neighbourhood (2012-2015), most to fewest")
+    assert a.frame["time"]["date_from"] == "2012-01-01" and a.frame["time"]["date_to"] == "2015-12-31"
+    want = rows(admin, """SELECT n.name, count(c.gid) FROM ma.neighborhood n LEFT JOIN ma.cambridge_crash c
+                          ON c.pedestrian_involved AND c.year BETWEEN 2012 AND 2015 AND ST_Intersects(n.geom, c.geom)
+                          GROUP BY n.name ORDER BY 2 DESC, 1""")
+    assert [r for r in a.rows if r[0] is not None] == [list(r) for r in want] or \
+        [tuple(r) for r in a.rows if r[0] is not None] == [tuple(r) for r in want]
+    values = [r[-1] for r in a.rows]
+    assert values == sorted(values, reverse=True)
+
+
+def test_an_order_said_fewest_to_most_ranks_upward(pipeline):
+    a = ask(pipeline, "counties by fatal collisions, fewest to most")
+    assert a.frame["rank"]["order"] == "asc"
+    values = [r[-1] for r in a.rows]
+    assert values == sorted(values)
+
+
+def test_a_sentence_telling_what_is_included_asks_nothing(pipeline):
+    a = ask(pipeline, "Collisions in Lynn by month. Any snowy weather label counts.")
+    assert a.frame["intent"] == "trend" and [p["concept"] for p in a.frame["filters"]] == ["snow"]
+
+
+def test_a_records_word_before_counts_still_asks(pipeline):
+    a = ask(pipeline, "bike crash file: 2016 vs 2021 crash counts")
+    assert a.frame["intent"] == "compare"
+
+
+def test_values_restated_after_whether(pipeline, admin):
+    a = ask(pipeline, "What share of Lowell collisions happened after dark, whether the road was lit or unlit?")
+    n = scalar(admin, f"SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LOWELL' AND ambnt_light_descr IN {_DARK}")
+    total = scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LOWELL'")
+    assert round(a.rows[0][a.columns.index("share_pct")], 2) == round(100.0 * n / total, 2)
+
+
+def test_areas_holding_none_of_a_layer(pipeline, admin):
+    a = ask(pipeline, "which neighbourhoods do not contain any MBTA stop inside their boundary")
+    want = rows(admin, """SELECT n.gid FROM ma.neighborhood n WHERE NOT EXISTS (
+                          SELECT 1 FROM ma.mbta_stop s WHERE ST_Intersects(n.geom, s.geom)) ORDER BY 1""")
+    assert sorted(r[0] for r in a.rows) == [r[0] for r in want]
+    assert "inside" in a.readback["text"]
+
+
+def test_a_part_of_the_day_names_the_hours_beside_it(pipeline, admin):
+    a = ask(pipeline, "saturday night crashes 10pm-midnight")
+    assert not a.frame["filters"]
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE extract(isodow FROM crash_date) = 6
+        AND extract(hour FROM crash_time) IN (22, 23)""")
+
+
+def test_a_layer_word_refers_back_to_the_layer_named(pipeline):
+    a = ask(pipeline, "Rank the MBTA bus stops in Cambridge by police crash reports within 20 m of the stop, top 3")
+    assert a.frame["near"]["entity"] == "bus_stop"
+
+
+def test_county_written_co(pipeline, admin):
+    a = ask(pipeline, "essex co fatal crashes")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE cnty_name = 'ESSEX'
+                                           AND crash_severity_descr = 'Fatal injury'""")
+
+
+def test_context_words_are_weighed_once(pipeline):
+    a = pipeline.ask("EPDO of collisions in Lynn, where fatal and injury ones are at 21 and the rest at 1")
+    assert a.understood.get("numbers_unused") == []
+    assert not set(a.understood.get("asked_unread", [])) & {"fatal", "injury"}
