@@ -76,3 +76,15 @@ def test_context_words_are_weighed_once(pipeline):
     a = pipeline.ask("EPDO of collisions in Lynn, where fatal and injury ones are at 21 and the rest at 1")
     assert a.understood.get("numbers_unused") == []
     assert not set(a.understood.get("asked_unread", [])) & {"fatal", "injury"}
+
+
+def test_rain_in_either_weather_field_of_the_bike_file(pipeline, admin):
+    a = ask(pipeline, "rainy crashes in the bike crash file where the traffic control was a traffic control signal")
+    assert len(a.rows) == scalar(admin, """SELECT count(*) FROM ma.cambridge_bicycle_crash WHERE
+        (trim(weather_condition_1) = 'RAIN' OR trim(weather_condition_2) = 'RAIN')
+        AND trim(traffic_control_device_type) = 'TRAFFIC CONTROL SIGNAL'""")
+
+
+def test_a_condition_said_twice_is_one(pipeline):
+    a = ask(pipeline, "fatal crashes in Lynn, and only the fatal ones")
+    assert len(a.frame["filters"]) == 1

@@ -1,6 +1,8 @@
 """Two value lists on one field of the same records: either value (a record holds one), or the narrower set."""
 from __future__ import annotations
 
+import json
+
 from .frame import Predicate
 
 
@@ -54,3 +56,11 @@ def _kept_restated(preds: list[Predicate], codes: dict[str, list[str]], log) -> 
                 q.negate = False
                 log("exclusion_restated", "filters", q.text, q.values, "left out every label: the ones after the "
                     "first are those kept, said again")
+
+
+def condition_key(p: Predicate) -> str:
+    """What a resolved condition selects, whatever words said it."""
+    def plain(q: Predicate) -> dict:
+        return {"field": q.field, "op": q.op, "values": q.values, "entity": q.entity, "negate": q.negate,
+                "any_of": [plain(m) for m in q.any_of]}
+    return json.dumps(plain(p), sort_keys=True, default=str)

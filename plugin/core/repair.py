@@ -1,14 +1,16 @@
 """Validation and repair: make any interpreter's frame conform to the pack, logging every change as a Repair."""
 from __future__ import annotations
 
+
 import copy
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from .frame import EPDO_FIELD, INTENTS, LENGTH_FIELD, NON_FIELD_OPS, Frame, Group, Measure, Place, Predicate, TimeSpec, frame_problems
+from .frame import INTENTS, NON_FIELD_OPS, Frame, Group, Place, Predicate, TimeSpec, frame_problems
 from .anchors import PARTIAL_SCORE
 from .numbers import band, holds
-from .field_values import merge_same_field
+from .field_values import condition_key, merge_same_field
+from .repair_measure import resolve_measure
 from .source_choice import choose_entity, field_keys, has_time_part
 from .pack import Entity, Pack, norm_label
 
@@ -70,18 +72,21 @@ class Repairer:
         self._resolve_groups(ent, f, log, r)
         # two words for the same grouping ('<places> ... by <place field>') group once
         f.group_by = [g for i, g in enumerate(f.group_by) if g not in f.group_by[:i]]
-        self._resolve_measure(ent, f, log, r)
+        resolve_measure(self.pack, ent, f, log, r)
         self._structure(f, log, r)
         return r
 
     # ---- predicates
     def _resolve_preds(self, ent: Entity, preds: list[Predicate], path: str, log, r: RepairResult) -> list[Predicate]:
-        out = []
+        out, seen = [], set()
         for i, q in enumerate(preds):
             res = self._resolve_pred(ent, q, f"{path}[{i}]", log, r)
             if res is not None:
                 res.negate = q.negate  # resolving a condition never changes whether it is excluded
-                out.append(res)
+                key = condition_key(res)
+                if key not in seen:  # (a condition said twice, in other words, is one condition)
+                    seen.add(key)
+                    out.append(res)
         return out
 
     def _resolve_pred(self, ent: Entity, q: Predicate, path: str, log, r: RepairResult) -> Predicate | None:
@@ -416,50 +421,6 @@ class Repairer:
                 f.group_by[i] = replace(g, kind="area", key=area)
                 log("group_area", f"group_by[{i}]", g.key, area, f"{self.pack.entity(area).plural} without any "
                     f"{ent.label} are listed only when every {self.pack.entity(area).label} is")
-
-    def _resolve_measure(self, ent: Entity, f: Frame, log, r: RepairResult) -> None:
-        m = f.measure
-        if m.kind == "avg" and m.field == EPDO_FIELD:  # the mean weighted score per record
-            m = Measure("epdo")
-        elif m.kind in ("sum", "avg") and not (m.field == LENGTH_FIELD and ent.geometry == "line"):
-            fld = ent.fields.get(m.field or "")
-            if fld is None or fld.kind != "number":
-                log("measure", "measure", asdict(m), asdict(Measure("count")),
-                    f"{ent.plural} have no number field '{m.field}' to add up or average")
-                r.problems.append(f"a {'total' if m.kind == 'sum' else 'average'} needs a number field of "
-                                  f"{ent.plural}; '{m.field}' is not one")
-                f.measure = m = Measure("count")
-        if m.kind == "epdo" and not ent.severity_field:
-            log("measure", "measure.kind", "epdo", "count", f"{ent.label} records have no severity")
-            r.problems.append(f"{self.pack.convention('epdo', 'name', default='a severity-weighted score')} needs a "
-                              f"severity, which {ent.plural} do not record")
-            f.measure = Measure("count")
-        if m.kind == "rate" and not m.total:
-            pop = self.pack.convention("population", "entity")
-            own = ent.places.get(pop, {}).get("field")
-            other = [g for g in f.group_by if g.kind in ("field", "area") and g.key not in (pop, own)]
-            if other:
-                r.problems.append(f"rates per residents are available per {self.pack.entity(pop).label} only "
-                                  f"(the pack has no population by {other[0].key.split('.')[-1]})")
-            towns = [pl for pl in f.scope if pl.entity == pop]
-            if len(towns) > 1 and not f.group_by:
-                pf = ent.places.get(pop)
-                g = Group("field", pf["field"]) if pf else Group("area", pop)
-                f.group_by.append(g)
-                log("group_added", "group_by", None, asdict(g), "a rate for several towns is given per town")
-            only = ent.coverage.get("town")
-            if only and not f.group_by and not towns and not any(pl.entity == pop for s in f.compare for pl in s.scope):
-                # records of one town only (a city's own police reports): the rate is that town's
-                f.scope.append(Place(text=only, entity=pop, name=only, score=100.0))
-                log("scope_added", "scope", None, only, f"every {ent.label} record is in {only.title()}")
-            elif not any(g.kind in ("field", "area") and (g.key == pop or ent.places.get(pop, {}).get("field") == g.key)
-                         for g in f.group_by) and not any(pl.entity == pop for pl in f.scope) and \
-                    not any(pl.entity == pop for s in f.compare for pl in s.scope):
-                pf = ent.places.get(pop)
-                g = Group("field", pf["field"]) if pf else Group("area", pop)
-                log("group_added", "group_by", None, asdict(g),
-                    f"a rate per residents is computed per {self.pack.entity(pop).label}")
-                f.group_by.append(g)
 
     def _structure(self, f: Frame, log, r: RepairResult) -> None:
         if any(h.op == "lte" and h.values and h.values[0] >= 0 or h.op == "lt" and h.values and h.values[0] > 0
