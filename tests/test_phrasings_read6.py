@@ -88,3 +88,20 @@ def test_rain_in_either_weather_field_of_the_bike_file(pipeline, admin):
 def test_a_condition_said_twice_is_one(pipeline):
     a = ask(pipeline, "fatal crashes in Lynn, and only the fatal ones")
     assert len(a.frame["filters"]) == 1
+
+
+def test_no_count_reads_across_a_closing_bracket(pipeline):
+    a = ask(pipeline, "EPDO by town for Hampden county (injury = 21, the rest = 1), highest first")
+    assert a.frame["rank"] is None or a.frame["rank"]["limit"] in (0, None)
+    assert len(a.rows) > 1
+
+
+def test_a_long_label_with_a_word_in_the_plural(pipeline, admin):
+    a = ask(pipeline, "collisions in Lowell on dark roadways not lighted")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LOWELL'
+                                           AND ambnt_light_descr = 'Dark - roadway not lighted'""")
+
+
+def test_kinds_set_against_each_other_are_sides(pipeline):
+    a = ask(pipeline, "dark collisions in Lowell on lit vs unlit roads")
+    assert a.frame["intent"] == "compare" and len(a.frame["compare"]) == 2

@@ -12,7 +12,7 @@ from .numbers import band, comparisons
 from .pack import Pack, language_for, norm_label
 from .phrase_rules import apply_rewrites, rewrite_rules, rule_files
 from .weights_said import weights_said
-from .spelling import Speller, lemmas, number_runs, parts_of_speech, verb_forms
+from .spelling import Speller, lemmas, number_runs, parts_of_speech, singular, verb_forms
 from .text import normalize, phrase_key, tokens
 from .timeparse import TimeParser
 from .tokens import Span
@@ -190,17 +190,17 @@ class Annotator:
             t = [x for x in t if x != _BREAK]
             c.start, toks, c.end = len(toks), toks + t, len(toks) + len(t)
         cuts = {c.start for c in clauses if c.opens and c.start}
-        ann = self._context(self._read(toks, cuts), clauses)
+        ann = self._context(self._read(toks, cuts, breaks), clauses)
         fixes = self._spell(ann)
         if fixes:
-            fixed = self._context(self._read([fixes[i]["to"] if i in fixes else t for i, t in enumerate(toks)], cuts), clauses)
+            fixed = self._context(self._read([fixes[i]["to"] if i in fixes else t for i, t in enumerate(toks)], cuts, breaks), clauses)
             # (an English word corrected into a place's name is another word, not a name misspelt: 'range')
             used = {i for s in fixed.spans for i in range(s.start, s.end)
                     if s.kind != "anchor" or not parts_of_speech(toks[i])}
             # a correction stands only when the word it gives is read as part of the question
             fixes = {i: c for i, c in fixes.items() if i in used or c["to"] in self.stop}
             if fixes:
-                ann = self._context(self._read([fixes[i]["to"] if i in fixes else t for i, t in enumerate(toks)], cuts),
+                ann = self._context(self._read([fixes[i]["to"] if i in fixes else t for i, t in enumerate(toks)], cuts, breaks),
                                     clauses)
         ann.corrections, ann.rewrites, ann.breaks = list(fixes.values()), rewrites, breaks
         # a word the pack does not know that can only be a verb ('noticed', 'flagged') is phrasing: context
@@ -240,14 +240,16 @@ class Annotator:
                 (i + 1 < len(toks) and (v, toks[i + 1]) in self.lex.phrases)]
         return fits[0] if len(fits) == 1 else None
 
-    def _read(self, toks: list[str], cuts: set[int]) -> Annotation:
-        """Every span of the tokens; none reads across the start of a sentence (`cuts`)."""
+    def _read(self, toks: list[str], cuts: set[int], breaks: set[int] = frozenset()) -> Annotation:
+        """Every span of the tokens; none reads across the start of a sentence (`cuts`), and no time or count
+        across a closing bracket (`breaks`: '(... = 1), highest first')."""
         # a phrase of the pack holding a year is read before any time ('the 2010 population'); then the times
         spans: list[Span] = []
         locked: set[int] = set()
         if any(t.isdigit() and len(t) == 4 for t in toks):
             self._phrases(toks, spans, locked, cuts, numbered=True)
-        for a, b in zip([0, *sorted(cuts)], [*sorted(cuts), len(toks)]):
+        ends = sorted(cuts | {b for b in breaks if 0 < b < len(toks)})
+        for a, b in zip([0, *ends], [*ends, len(toks)]):
             spans += [t for t in (replace(s, start=s.start + a, end=s.end + a) for s in self.time.parse(" ".join(toks[a:b])))
                       if not locked & set(range(t.start, t.end))]
         locked = {i for s in spans for i in range(s.start, s.end)}
@@ -317,6 +319,9 @@ class Annotator:
                 if any(j in locked for j in range(i, i + n)) or any(j in cuts for j in range(i + 1, i + n)):
                     continue
                 items = self.lex.phrases.get(key)
+                if not items and n >= 3:  # ('dark roadways not lighted'): a word of a long label said in the plural
+                    items = [x for x in self.lex.phrases.get(tuple(singular(t) for t in key), [])
+                             if x[0] in ("label", "concept")]
                 if numbered and not any(t.isdigit() and len(t) == 4 for t in key):
                     continue
                 if items and n > 1 and all(k == "cue" for k, _ in items) and self._value_inside(toks, i, n, locked):

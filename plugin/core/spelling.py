@@ -27,6 +27,14 @@ def is_plural_word(word: str) -> bool:
     return bool(lemmas) and word not in lemmas
 
 
+def singular(word: str) -> str:
+    """A plural noun in the singular ('roadways' -> 'roadway'); any other word as it is."""
+    if getAllLemmas is None or not is_plural_word(word):
+        return word
+    found = getAllLemmas(word, upos="NOUN").get("NOUN", ())
+    return found[0] if found else word
+
+
 def parts_of_speech(word: str) -> set[str]:
     """The parts of speech a word can be (lemminflect's universal tags), empty when it knows none."""
     return set(getAllLemmas(word)) if getAllLemmas is not None else set()

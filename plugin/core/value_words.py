@@ -74,6 +74,8 @@ class ValueWords:
                 continue
             if inner is not None and (inner.end - inner.start > 1 or inner.kind not in ("field", "cue", "label", "concept")):
                 break  # (a word of a kind may have been read as a field or a value of its own: 'lighting')
+            if inner is not None and ("cue", "compare") in (inner.items or [(inner.kind, inner.value)]) and toks[j] not in joins:
+                break  # ('<value> on <kind> vs <kind>'): kinds set against each other are sides, not a list
             if toks[j] in joins:
                 items.append([])
             elif toks[j] in words or lemmas(toks[j]) & words:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .pack import Pack
 from .tokens import Span
+from .value_words import fields_of, label_sets
 
 _VALUES = ("label", "concept", "blank", "either")
 _WALK = 12  # how far before a weight its values are looked for
@@ -19,7 +20,7 @@ def weights_said(ann, pack: Pack, passing: set[str]) -> None:
     said: set[int] = set()
     for p, tok in enumerate(ann.tokens):
         if tok in weights:
-            values = _values_before(ann, p, passing)
+            values = _values_before(ann, p, passing, pack)
             said |= values | ({p} if values else set())
     if not said:
         return
@@ -30,13 +31,17 @@ def weights_said(ann, pack: Pack, passing: set[str]) -> None:
     ann.context += [ann.tokens[i] for i in sorted(words) if ann.tokens[i] not in ann.context]
 
 
-def _values_before(ann, p: int, passing: set[str]) -> set[int]:
+def _values_before(ann, p: int, passing: set[str], pack: Pack) -> set[int]:
     """Positions of the value spans between the weight at `p` and the previous weight or other reading."""
     out: set[int] = set()
+    fields: set = set()
     i = p - 1
     while i >= max(0, p - _WALK):
         s = _span_ending(ann.spans, i)
-        if s is not None and (s.kind in _VALUES or s.kind == "field" and any(0 <= v - s.end <= 1 for v in out)):
+        if s is not None and s.kind in _VALUES:
+            fields |= set(label_sets(pack, s))
+        if s is not None and (s.kind in _VALUES or s.kind == "field" and set(fields_of(s)) & fields and
+                              any(0 <= v - s.end <= 1 for v in out)):
             out.add(s.start)  # (a field is said with the values: '<field> <value> or <value> at 21')
         elif s is not None and s.kind not in ("cue", "entity"):
             break  # (a place, a time or a distance: the number is no weight of these values)
