@@ -15,7 +15,7 @@ WEIGHTY = 0.3  # a feature moving the log-odds less than this is no reason worth
 # carried to the same field of the source chosen (the choice itself is a repair of its own), a range said as the
 # published bands it covers exactly
 _SPELLING_ONLY = {"value_normalised", "group_field", "scope_satisfied", "already_excluded", "filter_moved",
-                  "threshold_bands", "range_ends", "area_holds"}
+                  "threshold_bands", "range_ends", "area_holds", "source_tie"}
 
 
 @dataclass
@@ -92,6 +92,8 @@ def _coverage(ev: Evidence) -> list[tuple[str, float, str]]:
          "; ".join(r.reason for r in deep[:3]) if deep else "no repair changed what was asked"),
         ("entity_guessed", float("entity" in codes), next((r.reason for r in reps if r.code == "entity"),
                                                           "the data source was named")),
+        ("source_tied", float("source_tie" in codes), next((f"another source could answer: {r.reason}" for r in reps
+                                                            if r.code == "source_tie"), "one source fitted best")),
         ("anchor_fuzzy", float("anchor_fuzzy" in codes), "a place name was matched approximately"),
         ("ambiguous_anchor", float(bool(ev.clarify)), "a place name matched several features"),
         ("default_distance", float(bool({"distance_default", "near_added"} & set(codes))),
