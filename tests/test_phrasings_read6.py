@@ -105,3 +105,31 @@ def test_a_long_label_with_a_word_in_the_plural(pipeline, admin):
 def test_kinds_set_against_each_other_are_sides(pipeline):
     a = ask(pipeline, "dark collisions in Lowell on lit vs unlit roads")
     assert a.frame["intent"] == "compare" and len(a.frame["compare"]) == 2
+
+
+def test_am_and_pm_written_with_points(pipeline, admin):
+    a = ask(pipeline, "crashes in Lynn between 6 p.m. and 8:59 p.m.")
+    assert a.frame["time"]["hours"] == [18, 19, 20]
+
+
+def test_a_count_before_the_place_of_the_groups(pipeline):
+    a = ask(pipeline, "the 4 Essex County towns with the most injury crashes")
+    assert a.frame["rank"]["limit"] == 4 and len(a.rows) == 4
+
+
+def test_a_label_of_twin_fields_holds_in_either(pipeline, admin):
+    a = ask(pipeline, "police crash reports with a taxi as either of the two vehicles")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_crash
+                                           WHERE object_1 = 'Taxi' OR object_2 = 'Taxi'""")
+
+
+def test_values_defined_as_a_layer_word_are_not_near_it(pipeline):
+    a = ask(pipeline, "bike crash file crashes at stop signs; don't count flashing signals as traffic signals")
+    assert a.frame["near"] is None
+
+
+def test_kinds_listed_of_a_value_held_in_several_fields(pipeline, admin):
+    a = ask(pipeline, "police crash reports in 2012 with a bus of any type (a school bus, an MBTA bus or another bus)")
+    buses = "('Bus (Other)', 'BUS SEATS MORE THAN 15 PEOPLE', 'BUS SEATS 7 - 15 PEOPLE', 'School Bus', 'MBTA Bus')"
+    assert a.rows[0][0] == scalar(admin, f"""SELECT count(*) FROM ma.cambridge_crash WHERE year = 2012
+                                           AND (object_1 IN {buses} OR object_2 IN {buses})""")

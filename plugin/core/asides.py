@@ -26,6 +26,8 @@ def set_aside(ann, pack: Pack, lang: dict, rules: dict, records: Callable[[Span]
     _layer_word_of_a_label(ann, pack)
     _one_feature_named_twice(ann)
     _layer_referred_back(ann, pack, set(rules.get("context", {}).get("referring_words", [])))
+    _either_of_the_fields(ann, rules.get("context", {}).get("either_of", []))
+    _values_defined_as(ann, set(rules.get("context", {}).get("defining_words", [])), records)
     _named_by_the_values_after(ann, pack)
     _examples_given(ann, rules, set(lang.get("list_joins", [])))
     _groups_listed(ann, pack, set(lang.get("list_joins", [])), set(lang.get("stopwords", [])))
@@ -160,6 +162,30 @@ def _layer_referred_back(ann, pack: Pack, pointing: set[str]) -> None:
                     said <= {lem for w in b.text.split() for lem in lemmas(w)}:
                 ann.spans[ann.spans.index(e)] = replace(e, value=b.value, items=b.items)
                 break
+
+
+def _values_defined_as(ann, words: set[str], records: Callable[[Span], bool]) -> None:
+    """'don't count <value> or <value> as <features>': a feature layer's word after a defining word that follows
+    values names what the values are taken for; it is context, no layer to be near."""
+    for e in [s for s in ann.spans if s.kind == "entity" and not records(s)]:
+        if e.start >= 2 and ann.tokens[e.start - 1] in words and any(
+                v.kind in ("label", "concept") and v.end == e.start - 1 for v in ann.spans):
+            ann.spans.remove(e)
+            ann.context.append(e.text)
+
+
+def _either_of_the_fields(ann, phrases: list[str]) -> None:
+    """'a <label> as either of the two <things>': a word not understood after 'either (of the)', just after a
+    value, says the value may be in any of its fields, which the value's reading says already: context."""
+    toks = ann.tokens
+    for v in [s for s in ann.spans if s.kind in ("label", "concept")]:
+        for w in sorted((p.split() for p in phrases), key=len, reverse=True):
+            for k in range(v.end, min(v.end + 2, len(toks))):  # (past one word: 'as', 'in')
+                end = k + len(w)
+                if toks[k:end] == w and end < len(toks) and toks[end] in ann.unknown:
+                    ann.unknown.remove(toks[end])
+                    ann.context += [" ".join(w), toks[end]]
+                    break
 
 
 def _layer_word_of_a_label(ann, pack: Pack) -> None:

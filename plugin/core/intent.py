@@ -46,7 +46,7 @@ def assemble_intent(w: Work) -> None:
         f.intent = "list"  # the k nearest features, ordered by distance
     if f.intent == "rank":
         topn, which = w.topn, cx.cue("which")
-        said_n = number_before(w.ann.tokens, w.group_spans)  # '3 <city> neighbourhoods with the fewest ...'
+        said_n = number_before(w.ann.tokens, w.group_spans, w.spans)  # '3 <city> neighbourhoods with the fewest ...'
         limit = topn[0].value["n"] if topn else said_n if said_n else \
             (1 if (asks_for_one(cx, which, w.group_spans) if which else names_one(cx, w.group_spans or [
                 s for s in w.spans if s.kind == "timepart" and w.before_is_rank(s)])) else  # ('busiest hour')

@@ -18,11 +18,17 @@ def is_place_pred(pack: Pack, p: Predicate) -> bool:
     return bool(f and f.place)
 
 
-def number_before(toks: list[str], group_spans: list[Span]) -> int | None:
-    """A bare count said just before the grouped features (at most one word between), as in '3 towns ...'."""
+def number_before(toks: list[str], group_spans: list[Span], spans: list[Span] = ()) -> int | None:
+    """A bare count said just before the grouped features (at most one word between, or the place they are in),
+    as in '3 towns ...', 'the 5 <county> county towns ...'."""
+    places = {i for s in spans if s.kind in ("anchor", "label", "field") and s.end - s.start <= 3
+              for i in range(s.start, s.end)}
     for g in group_spans:
-        for i in (g.start - 1, g.start - 2):
-            if i >= 0 and toks[i].isdigit() and 0 < int(toks[i]) <= 100 and (i == g.start - 1 or not toks[i + 1].isdigit()):
+        start = g.start
+        while start - 1 in places:
+            start -= 1
+        for i in (start - 1, start - 2):
+            if i >= 0 and toks[i].isdigit() and 0 < int(toks[i]) <= 100 and (i == start - 1 or not toks[i + 1].isdigit()):
                 return int(toks[i])
     return None
 
@@ -167,7 +173,20 @@ def value_predicate(s: Span, named: set | None = None, listed: set | None = None
     if c:
         return Predicate(concept=c[0], text=s.text)
     ent, fld, label = next((r for r in labels if (r[0], r[1]) in (named or set())), labels[0])
+    twins = [r for r in labels if r[0] == ent and r[2] == label and _numbered_twin(r[1], fld)]
+    if len(twins) > 1 and (ent, fld) not in (named or set()):
+        # ('a <label> as either <object>'): a label of numbered twin fields ('<x>_1', '<x>_2') holds in any of them
+        return Predicate(op="any", any_of=[Predicate(field=r[1], op="has", values=[label], entity=ent, text=s.text)
+                                           for r in twins], text=s.text, entity=ent)
     return Predicate(field=fld, op="has", values=[label], entity=ent, text=s.text)
+
+
+def _numbered_twin(a: str, b: str) -> bool:
+    """Whether two field names differ only in their digits ('object_1', 'object_2')."""
+    return a.translate(_NO_DIGITS) == b.translate(_NO_DIGITS)
+
+
+_NO_DIGITS = str.maketrans("", "", "0123456789")
 
 
 def _label_of_named(pack: Pack, concept: str, named: set) -> tuple[str, str, str] | None:

@@ -72,15 +72,23 @@ class ValueWords:
                 run.append(inner)
                 j = inner.end
                 continue
-            if inner is not None and (inner.end - inner.start > 1 or inner.kind not in ("field", "cue", "label", "concept")):
-                break  # (a word of a kind may have been read as a field or a value of its own: 'lighting')
             if inner is not None and ("cue", "compare") in (inner.items or [(inner.kind, inner.value)]) and toks[j] not in joins:
                 break  # ('<value> on <kind> vs <kind>'): kinds set against each other are sides, not a list
+            if inner is not None and inner.kind == "cue" and all(x in self.stop for x in toks[inner.start:inner.end]):
+                j = inner.end  # ('<value> of any kind (<kind>, <kind> ...)'): grammar words read as a cue
+                continue
+            if inner is not None and (inner.end - inner.start > 1 or inner.kind not in ("field", "cue", "label", "concept")):
+                break  # (a word of a kind may have been read as a field or a value of its own: 'lighting')
+            if inner is not None and inner.kind == "label" and inner.end < len(toks) and toks[inner.end] in words:
+                items[-1] += list(range(j, inner.end))  # ('or any other <kind word>'): a label word said of a kind
+                run.append(inner)
+                j = inner.end
+                continue
             if toks[j] in joins:
                 items.append([])
             elif toks[j] in words or lemmas(toks[j]) & words:
                 items[-1].append(j)
-            elif toks[j] not in self.stop:
+            elif toks[j] not in self.stop and toks[j] not in self.lang.get("kind_words", []):
                 break
             run += [inner] if inner is not None else []
             j += 1
@@ -186,11 +194,13 @@ def label_sets(pack: Pack, s: Span) -> dict[tuple[str, str], set]:
             out.setdefault((v[0], v[1]), set()).add(v[2])
         concept = pack.concepts.get(str(v)) if kind == "concept" else None
         for ent, where in (concept.where.items() if concept else []):
-            if isinstance(where, dict) and "field" in where and "in" in where:
-                out.setdefault((ent, where["field"]), set()).update(where["in"])
+            for w in (where.get("any", [where]) if isinstance(where, dict) else []):  # (labels in any of several fields)
+                if isinstance(w, dict) and "field" in w and "in" in w:
+                    out.setdefault((ent, w["field"]), set()).update(w["in"])
     return out
 
 
 def within(inner: dict, outer: dict) -> bool:
     """Whether a value stands, on some field, for labels all among another's there."""
-    return any(inner[k] <= outer[k] for k in inner.keys() & outer.keys())
+    return any({norm_label(str(v)) for v in inner[k]} <= {norm_label(str(v)) for v in outer[k]}
+               for k in inner.keys() & outer.keys())  # (a concept's labels as published, a label read in lower case)
