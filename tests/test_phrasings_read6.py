@@ -133,3 +133,30 @@ def test_kinds_listed_of_a_value_held_in_several_fields(pipeline, admin):
     buses = "('Bus (Other)', 'BUS SEATS MORE THAN 15 PEOPLE', 'BUS SEATS 7 - 15 PEOPLE', 'School Bus', 'MBTA Bus')"
     assert a.rows[0][0] == scalar(admin, f"""SELECT count(*) FROM ma.cambridge_crash WHERE year = 2012
                                            AND (object_1 IN {buses} OR object_2 IN {buses})""")
+
+
+def test_a_station_abbreviated_and_features_in_a_town(pipeline):
+    a = ask(pipeline, "crashes within 2 miles of lowell commuter rail stn")
+    assert a.frame["near"]["scope"][0]["name"] == "LOWELL"
+    assert "in Lowell" in a.readback["text"]
+
+
+def test_epdo_per_residents_said_pop(pipeline, admin):
+    a = ask(pipeline, "lowell epdo per 10k pop")
+    assert a.frame["measure"]["kind"] == "rate" and a.frame["measure"]["field"] == "epdo"
+    assert "EPDO" in a.readback["text"]
+
+
+def test_a_purpose_opening_with_as_a(pipeline):
+    a = ask(pipeline, "As a completeness check for the audit binder, how many fatal crashes in Lynn?")
+    assert "audit" in " ".join(a.understood["context"])
+
+
+def test_ties_broken_by_name_said_of_a_ranking(pipeline):
+    a = ask(pipeline, "top 6 towns by rear-end crashes (break ties alphabetically)")
+    assert a.frame["rank"]["limit"] == 6 and a.status == "answered"
+
+
+def test_a_season_a_document_is_about_dates_nothing(pipeline):
+    a = ask(pipeline, "For our memo on summer crash trends: fatal crashes in Lynn?")
+    assert not a.frame["time"]["months"]

@@ -28,6 +28,7 @@ def set_aside(ann, pack: Pack, lang: dict, rules: dict, records: Callable[[Span]
     _layer_referred_back(ann, pack, set(rules.get("context", {}).get("referring_words", [])))
     _either_of_the_fields(ann, rules.get("context", {}).get("either_of", []))
     _values_defined_as(ann, set(rules.get("context", {}).get("defining_words", [])), records)
+    _ties_broken_by_name(ann, rules.get("context", {}).get("tie_breaks", []))
     _named_by_the_values_after(ann, pack)
     _examples_given(ann, rules, set(lang.get("list_joins", [])))
     _groups_listed(ann, pack, set(lang.get("list_joins", [])), set(lang.get("stopwords", [])))
@@ -162,6 +163,20 @@ def _layer_referred_back(ann, pack: Pack, pointing: set[str]) -> None:
                     said <= {lem for w in b.text.split() for lem in lemmas(w)}:
                 ann.spans[ann.spans.index(e)] = replace(e, value=b.value, items=b.items)
                 break
+
+
+def _ties_broken_by_name(ann, phrases: list[str]) -> None:
+    """'(break any ties alphabetically)' said of a ranking: equal values are ordered by name in every ranking, so the
+    words are context."""
+    if not any(s.kind == "topn" or s.kind == "cue" and str(s.value).startswith("rank") for s in ann.spans):
+        return
+    taken: set[int] = set()
+    for w in sorted((p.split() for p in phrases), key=len, reverse=True):
+        for k in [k for k in range(len(ann.tokens)) if ann.tokens[k:k + len(w)] == w and k not in taken]:
+            taken |= set(range(k, k + len(w)))
+            ann.spans = [s for s in ann.spans if not k <= s.start < k + len(w)]
+            ann.unknown = [u for u in ann.unknown if u not in w]
+            ann.context.append(" ".join(w))
 
 
 def _values_defined_as(ann, words: set[str], records: Callable[[Span], bool]) -> None:

@@ -176,7 +176,8 @@ class ClauseRoles:
             if c is not None and c.kind != "question" and s.kind not in keeps.get(c.kind, set()) and not (
                     s.kind == "cue" and {v for k, v in (s.items or [(s.kind, s.value)]) if k == "cue"} &
                     set(rules.get("keep_cues", []))) and not _kind_of_place(s, c, keeps, ann.spans, self.pack) and not (
-                    s.kind == "time" and (back or c.kind == "purpose" and self._names_records(c, ann.spans))):
+                    s.kind == "time" and (back or c.kind == "purpose" and self._names_records(c, ann.spans) and
+                                          not _after_topic_word(ann.tokens, c, s, rules))):
                 continue  # (but 'for the 2010 <records>, ...' dates the records it names)
             if c is not None and c.kind == "purpose" and s.text in heads:
                 continue  # ('<topic> angle -'): the word for what the message is, not a value
@@ -204,6 +205,13 @@ class ClauseRoles:
             said |= {i for c in ann.clauses if c.kind == "statement" for i in range(_reported(ann.tokens, c, verbs), c.end)}
         ann.unknown = [u for j, u in enumerate(ann.tokens) if u in ann.unknown and j not in used and
                        (asked is None or j in asked or j in said)]
+
+
+def _after_topic_word(toks: list[str], c: Clause, s: Span, rules: dict) -> bool:
+    """Whether a topic word ('on', 'about') stands before `s` in its purpose clause: 'for my chapter on <season>
+    <records> patterns' says what a document is about, it dates no records."""
+    words = set(rules.get("topic_words", []))
+    return any(toks[i] in words for i in range(max(c.start, s.start - 2), s.start))
 
 
 def _inclusion_closers(ann, rules: dict, asking: set[str]) -> set[int]:

@@ -104,7 +104,9 @@ def _cut_lead(sent: str, rules: dict, openers: list[tuple], deadlines: list[tupl
     # a colon or a dash closes a clause of its own ('<the need> - how many ...?'); a comma only a purpose
     closed = bool(m) and m.group(0).strip()[:1] in (":", "-", "\u2013", "\u2014")
     # ('<topic> check:', '<topic> angle for the report -'): a closed lead with a word for what the message is, is its purpose
-    purpose = purpose or closed and _names_message(sent[:m.start()], rules)
+    # ('As a <topic> check for my <report>, ...'): an opener that is a purpose only with a word for the message
+    named = bool(head) and any(tuple(head[:len(o.split())]) == tuple(o.split()) for o in rules.get("purpose_if_named", []))
+    purpose = purpose or (closed or named) and _names_message(sent[:m.start()], rules)
     ask = _request_in(sent[:m.start()], rules) if m and purpose and not deadline else None
     if ask:  # ('for the <study> we need <records> ...,'): the purpose ends where the speaker asks
         return Clause(sent[:ask], kind="purpose"), sent[ask:]

@@ -1,7 +1,7 @@
 """The read-back: what MapAsk understood, written from the repaired frame in the language's own templates."""
 from __future__ import annotations
 
-from .frame import LENGTH_FIELD, NON_FIELD_OPS, Frame, Predicate, TimeSpec
+from .frame import EPDO_FIELD, LENGTH_FIELD, NON_FIELD_OPS, Frame, Predicate, TimeSpec
 from .pack import Entity, Pack
 from .phrase_rules import rule_files
 from .text import language
@@ -104,6 +104,8 @@ def _measure(pack: Pack, f: Frame, ent: Entity, t: dict) -> str:
     if kind == "epdo":
         return t["measure"]["epdo"].format(epdo=pack.convention("epdo", "name", default="EPDO"), what=what)
     if kind == "rate":
+        if f.measure.field == EPDO_FIELD:  # (the weighted score per residents)
+            what = t["measure"]["epdo"].format(epdo=pack.convention("epdo", "name", default="EPDO"), what=what)
         return t["measure"]["rate"].format(what=what, per=f"{f.measure.per or 1000:,}")
     if kind in ("sum", "avg"):
         fld = ent.fields.get(f.measure.field or "")
@@ -119,6 +121,8 @@ def _near(pack: Pack, f: Frame, t: dict) -> str:
     what = _name(n.anchor.name) if n.anchor and n.anchor.name else (sup.plural if sup else n.entity or "")
     if sup and n.filters:
         what = _join([condition(pack, sup, p, t) for p in n.filters], t["and"]) + " " + what
+    if n.scope and not n.anchor:  # (the features in a place: '<stops> in <town>')
+        what += " " + t["place"].format(names=_join([_name(pl.name) for pl in n.scope], t["or"]))
     if n.mode == "nearest":
         return t["nearest"].format(what=what)
     if n.mode == "along":
