@@ -33,12 +33,17 @@ def either_way(ann, rules: dict, pack: Pack) -> None:
 
 
 def _restating(ann, conds: list, rules: dict, cue, bounds: tuple[int, int], pack: Pack) -> list[tuple[int, int]]:
-    """The conditions after the cue when every value among them is of the field of a value said before it (so
-    they restate that value), else none."""
+    """The conditions after the cue when every value among them is of the field of a value said before it and
+    there are as many as that value has labels there (so they restate it case by case), else none: 'whether <a>,
+    <b> or <c>' of a value with more labels names some of its kinds, and narrows it."""
     after = _covered(ann, conds, rules, cue.end, 1, bounds)
-    before = {f for s in conds if s.end <= cue.start and s.kind in ("label", "concept") for f in label_sets(pack, s)}
+    before: dict = {}
+    for s in [s for s in conds if s.end <= cue.start and s.kind in ("label", "concept")]:
+        for k, labels in label_sets(pack, s).items():
+            before.setdefault(k, set()).update(labels)
     values = [s for s in conds if (s.start, s.end) in after and s.kind in ("label", "concept")]
-    return after if values and all(set(label_sets(pack, s)) & before for s in values) else []
+    shared = [k for k in before if all(k in label_sets(pack, s) for s in values)]
+    return after if values and any(len(values) >= len(before[k]) for k in shared) else []
 
 
 def exclusion_scopes(ann, rules: dict) -> list[tuple[int, int, str]]:

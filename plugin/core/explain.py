@@ -88,7 +88,7 @@ def _near(pack: Pack, f: Frame, t: dict) -> str:
     if f.near.mode == "along":
         return t["along"].format(what=what, metres=f.near.distance_m)
     if f.near.distance_m == 0 and f.near.mode == "within":  # (an area and the features inside it)
-        return t["inside_none" if f.near.quantifier == "none" else "inside"].format(what=what)
+        return t["held_none" if f.near.quantifier == "none" else "held_some"].format(what=what)
     if f.near.quantifier == "none":
         return t["near_none"].format(what=what, distance=_distance(f.near, t))
     if f.near.mode == "nearest":

@@ -389,8 +389,8 @@ def _sides(w: Work) -> None:
     """The sides of a comparison, when the question compares."""
     cx, pack = w.cx, w.pack
     strong = [c for c in cx.cue("compare") if c.text != "or"]
-    if strong and (near_sides(w) or support_sides(w)):
-        return
+    if (strong or _more_or(w)) and (near_sides(w) or support_sides(w)):
+        return  # ('were there more <records> within <d> of <feature> or of <feature>?')
     if w.distances and _said_of_each(w) and near_sides(w):
         return  # ('<records> within <d> of each, <feature> or <feature>'): one side per feature
     # 'how have ... changed year to year': a trend, not a comparison of two sides

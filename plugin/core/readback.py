@@ -128,7 +128,7 @@ def _near(pack: Pack, f: Frame, t: dict) -> str:
     if n.mode == "along":
         return t["along"].format(what=what)
     if n.distance_m == 0 and n.mode == "within":  # (an area and the features inside it)
-        return t["inside_none" if n.quantifier == "none" else "inside"].format(what=what)
+        return t["held_none" if n.quantifier == "none" else "held_some"].format(what=what)
     metres = f"{n.distance_m:,.1f}".rstrip("0").rstrip(".") if n.distance_m is not None else "?"
     said = n.distance_text.strip()
     key = "near_none" if n.quantifier == "none" else "near"

@@ -17,9 +17,9 @@ def _side_label(span: Span) -> str:
 
 
 
-def _best_chain(cx: Ctx, items: dict) -> tuple[list, str]:
+def _best_chain(cx: Ctx, items: dict) -> tuple[list, str, bool]:
     """The longest run of items of one kind that comparison or list words join, and its kind; runs a comparison
-    word joins come before items that merely stand side by side."""
+    word joins come before items that merely stand side by side (and whether a comparison word joins them)."""
     best: list[tuple[Span, object]] = []
     best_kind, best_rank = "", (False, False, 0)
     # ('for <month>, <month> and <month>, <A> vs <B>'): items a comparison word joins come before a list
@@ -40,7 +40,7 @@ def _best_chain(cx: Ctx, items: dict) -> tuple[list, str]:
                 chain, split, strong = [it], False, False
         if len(chain) >= 2 and (strong, split, len(chain)) > best_rank:
             best, best_kind, best_rank = chain, kind, (strong, split, len(chain))
-    return best, best_kind
+    return best, best_kind, best_rank[0]
 
 
 def comparison_sides(cx: Ctx, f: Frame, scope_spans: list, time_spans: list, target_preds: list,
@@ -55,8 +55,14 @@ def comparison_sides(cx: Ctx, f: Frame, scope_spans: list, time_spans: list, tar
             "dow" if "isodow" in v else "month" if "months" in v else None
         if kind:
             items[kind].append((t, t))
-    best, best_kind = _best_chain(cx, items)
+    best, best_kind, strong = _best_chain(cx, items)
     sides: list[Side] = []
+    if best and not strong and cx.cue("compare"):
+        # ('<value> <value> <records> compare with ones <value>'): values side by side that no comparison word
+        # joins are no sides when the comparison word splits the question elsewhere
+        split = _segment_sides(cx, {**items, "pred": list(items["pred"])}, list(scope_spans), list(time_spans),
+                               list(target_preds))
+        best = [] if len(split) == 2 else best
     if not best:
         ranges = items["range"]
         if ranges and cx.cue("change") and "year_range" in ranges[0][0].value:  # "change from 2012 to 2016"

@@ -202,5 +202,4 @@ def label_sets(pack: Pack, s: Span) -> dict[tuple[str, str], set]:
 
 def within(inner: dict, outer: dict) -> bool:
     """Whether a value stands, on some field, for labels all among another's there."""
-    return any({norm_label(str(v)) for v in inner[k]} <= {norm_label(str(v)) for v in outer[k]}
-               for k in inner.keys() & outer.keys())  # (a concept's labels as published, a label read in lower case)
+    return any(inner[k] <= outer[k] for k in inner.keys() & outer.keys())
