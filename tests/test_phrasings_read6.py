@@ -7,7 +7,6 @@ from __future__ import annotations
 from conftest import rows, scalar
 from test_phrasings_read import ask
 
-_DARK = "('Dark - lighted roadway', 'Dark - roadway not lighted', 'Dark - unknown roadway lighting')"
 
 
 def test_a_year_before_a_ranking_word_ends_a_range(pipeline, admin):
@@ -35,13 +34,13 @@ def test_a_sentence_telling_what_is_included_asks_nothing(pipeline):
 
 
 def test_a_records_word_before_counts_still_asks(pipeline):
-    a = ask(pipeline, "bike crash file: 2016 vs 2021 crash counts")
+    a = ask(pipeline, "bicycle file: 2016 vs 2021 crash counts")
     assert a.frame["intent"] == "compare"
 
 
 def test_values_restated_after_whether(pipeline, admin):
-    a = ask(pipeline, "What share of Lowell collisions happened after dark, whether the road was lit or unlit?")
-    n = scalar(admin, f"SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LOWELL' AND ambnt_light_descr IN {_DARK}")
+    a = ask(pipeline, "Share of collisions in Lowell that occurred after dark, whether lit, unlit or unknown?")
+    n = scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LOWELL' AND ambnt_light_descr LIKE 'Dark - %'")
     total = scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LOWELL'")
     assert round(a.rows[0][a.columns.index("share_pct")], 2) == round(100.0 * n / total, 2)
 
@@ -62,7 +61,7 @@ def test_a_part_of_the_day_names_the_hours_beside_it(pipeline, admin):
 
 
 def test_a_layer_word_refers_back_to_the_layer_named(pipeline):
-    a = ask(pipeline, "Rank the MBTA bus stops in Cambridge by police crash reports within 20 m of the stop, top 3")
+    a = ask(pipeline, "Rank MBTA bus stops of Cambridge by police crash reports 20 m or less from the stop, top 3")
     assert a.frame["near"]["entity"] == "bus_stop"
 
 
@@ -79,7 +78,7 @@ def test_context_words_are_weighed_once(pipeline):
 
 
 def test_rain_in_either_weather_field_of_the_bike_file(pipeline, admin):
-    a = ask(pipeline, "rainy crashes in the bike crash file where the traffic control was a traffic control signal")
+    a = ask(pipeline, "rainy crashes from the bicycle file, traffic control type traffic control signal")
     assert len(a.rows) == scalar(admin, """SELECT count(*) FROM ma.cambridge_bicycle_crash WHERE
         (trim(weather_condition_1) = 'RAIN' OR trim(weather_condition_2) = 'RAIN')
         AND trim(traffic_control_device_type) = 'TRAFFIC CONTROL SIGNAL'""")
@@ -103,7 +102,7 @@ def test_a_long_label_with_a_word_in_the_plural(pipeline, admin):
 
 
 def test_kinds_set_against_each_other_are_sides(pipeline):
-    a = ask(pipeline, "dark collisions in Lowell on lit vs unlit roads")
+    a = ask(pipeline, "dark collisions in Lowell: lit vs unlit roads")
     assert a.frame["intent"] == "compare" and len(a.frame["compare"]) == 2
 
 
@@ -113,18 +112,18 @@ def test_am_and_pm_written_with_points(pipeline, admin):
 
 
 def test_a_count_before_the_place_of_the_groups(pipeline):
-    a = ask(pipeline, "the 4 Essex County towns with the most injury crashes")
+    a = ask(pipeline, "the 4 Essex County towns having the most injury crashes")
     assert a.frame["rank"]["limit"] == 4 and len(a.rows) == 4
 
 
 def test_a_label_of_twin_fields_holds_in_either(pipeline, admin):
-    a = ask(pipeline, "police crash reports with a taxi as either of the two vehicles")
+    a = ask(pipeline, "police crash reports with a taxi as either of 2 vehicles")
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.cambridge_crash
                                            WHERE object_1 = 'Taxi' OR object_2 = 'Taxi'""")
 
 
 def test_values_defined_as_a_layer_word_are_not_near_it(pipeline):
-    a = ask(pipeline, "bike crash file crashes at stop signs; don't count flashing signals as traffic signals")
+    a = ask(pipeline, "bicycle file crashes at stop signs, and do not count pedestrian beacons as traffic signals")
     assert a.frame["near"] is None
 
 
@@ -141,7 +140,7 @@ def test_epdo_per_residents_said_pop(pipeline, admin):
 
 
 def test_a_purpose_opening_with_as_a(pipeline):
-    a = ask(pipeline, "As a completeness check for the audit binder, how many fatal crashes in Lynn?")
+    a = ask(pipeline, "As a completeness check for the audit binder: fatal crashes in Lynn?")
     assert "audit" in " ".join(a.understood["context"])
 
 
@@ -156,11 +155,11 @@ def test_a_season_a_document_is_about_dates_nothing(pipeline):
 
 
 def test_values_side_by_side_are_no_sides_when_compare_splits_elsewhere(pipeline):
-    a = ask(pipeline, "in the bike crash file, how do dusk bike crashes compare with ones at dawn?")
+    a = ask(pipeline, "bicycle file: how do dusk cycling crashes compare with the ones at dawn?")
     assert a.frame["intent"] == "compare" and len(a.frame["compare"]) == 2
     assert "dawn" in a.frame["compare"][1]["label"].lower()
 
 
 def test_more_near_one_feature_or_another_compares_them(pipeline):
-    a = ask(pipeline, "Were there more police crash reports within 200 m of the Morse School or of the Baldwin School?")
+    a = ask(pipeline, "Were there more police crash reports 200 m or less from the Morse School or from the Baldwin School?")
     assert a.frame["intent"] == "compare" and len(a.frame["compare"]) == 2

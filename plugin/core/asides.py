@@ -190,7 +190,7 @@ def _values_defined_as(ann, words: set[str], records: Callable[[Span], bool]) ->
 
 
 def _either_of_the_fields(ann, phrases: list[str]) -> None:
-    """'a <label> as either of the two <things>': a word not understood after 'either (of the)', just after a
+    """'a <label> as either of 2 <things>': a word not understood after 'either (of the)', just after a
     value, says the value may be in any of its fields, which the value's reading says already: context."""
     toks = ann.tokens
     for v in [s for s in ann.spans if s.kind in ("label", "concept")]:

@@ -2,6 +2,7 @@
 (number-parser) and typo correction against the pack's lexicon (rapidfuzz), each change reported."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 try:  # optional in a stock QGIS: exact words and the code's own edit distance are used without them
@@ -27,6 +28,7 @@ def is_plural_word(word: str) -> bool:
     return bool(lemmas) and word not in lemmas
 
 
+@functools.lru_cache(maxsize=4096)
 def singular(word: str) -> str:
     """A plural noun in the singular ('roadways' -> 'roadway'); any other word as it is."""
     if getAllLemmas is None or not is_plural_word(word):

@@ -55,7 +55,7 @@ def test_a_count_in_a_place_draws_the_records_it_counted_with_the_number(dock, p
 
 def test_counts_near_features_draw_the_records_not_only_the_features(dock):
     for question, count in (("pedestrian crashes within 100 m of schools in cambridge", 76),
-                            ("bicycle police crash reports within 50 m of traffic signals", 728)):
+                            ("bicycle police crash reports no farther than 50 m from traffic signals", 728)):
         shown = ask(dock, question)
         layers = by_role(shown)
         assert layers["result"].featureCount() == shown.answer.rows[0][0] == count, question
@@ -243,7 +243,7 @@ def test_trend_chart_starts_at_zero_and_saves_as_png(dock, tmp_path):
 def test_a_layer_cut_at_the_row_cap_says_so(dock):
     dock.session.settings.row_cap = 40
     try:
-        shown = ask(dock, "bicycle police crash reports within 50 m of traffic signals")
+        shown = ask(dock, "bicycle police crash reports no farther than 50 m from traffic signals")
     finally:
         dock.session.settings.row_cap = 5000
         dock.session.close_pipeline()
