@@ -163,3 +163,23 @@ def test_values_side_by_side_are_no_sides_when_compare_splits_elsewhere(pipeline
 def test_more_near_one_feature_or_another_compares_them(pipeline):
     a = ask(pipeline, "Were there more police crash reports 200 m or less from the Morse School or from the Baldwin School?")
     assert a.frame["intent"] == "compare" and len(a.frame["compare"]) == 2
+
+
+def test_whether_values_outside_the_value_restate_nothing(pipeline):
+    ann = pipeline.annotator().annotate("collisions in lowell after dark, whether dusk or dawn")
+    assert {"dusk", "dawn"} <= {s.text for s in ann.spans}
+
+
+def test_a_time_with_points_still_ends_its_sentence(pipeline):
+    ann = pipeline.annotator().annotate("Collisions in Lynn after 9 p.m. Which towns had the most?")
+    assert len([c for c in ann.clauses if c.opens]) == 2
+
+
+def test_an_hour_to_midnight_needs_its_half_of_the_day(pipeline):
+    ann = pipeline.annotator().annotate("collisions 9 to midnight")
+    assert not any(s.kind == "time" and 9 in (s.value or {}).get("hours", []) for s in ann.spans)
+
+
+def test_a_list_word_read_as_a_cue_still_separates_kinds(pipeline):
+    a = pipeline.ask("were there more collisions in Lowell after dark lighted or not lighted")
+    assert a.frame["intent"] != "compare" or all(s["label"].lower() != "lowell" for s in a.frame["compare"])

@@ -142,16 +142,21 @@ class ClauseRoles:
         """Whether an entity word names records that happen (with a time), as a source does."""
         return any(k == "entity" and self.pack.entities[v].time for k, v in (s.items or [(s.kind, s.value)]))
 
-    def set_aside(self, ann) -> None:
-        """A purpose or greeting contributes nothing; a statement only its conditions; their other words are
-        context, never 'not understood'. Who asks ('<someone> wants ...') is a purpose of its own."""
-        rules = self.rules.get("context", {})
+    def _classified(self, ann, rules: dict) -> dict[int, str]:
+        """Mark each clause's kind; the cue words by position, but those of a clause telling what is included."""
         closing = _inclusion_closers(ann, rules, set(rules.get("question_cues", [])))
         cues = {s.start: str(s.value) for s in ann.spans if s.kind == "cue" and s.start not in closing}
         for c in ann.clauses:
             c.states = c.states or any(c.start <= i < c.end for i in closing)  # (it tells what is included)
         self._purpose_tails(ann, rules)
         classify(ann.clauses, cues, set(rules.get("question_cues", [])))
+        return cues
+
+    def set_aside(self, ann) -> None:
+        """A purpose or greeting contributes nothing; a statement only its conditions; their other words are
+        context, never 'not understood'. Who asks ('<someone> wants ...') is a purpose of its own."""
+        rules = self.rules.get("context", {})
+        cues = self._classified(ann, rules)
         said = self._hearsay(ann, rules)
         self._asks_of_before(ann)
         _who_asks(ann, rules, cues)

@@ -43,7 +43,9 @@ def _restating(ann, conds: list, rules: dict, cue, bounds: tuple[int, int], pack
             before.setdefault(k, set()).update(labels)
     values = [s for s in conds if (s.start, s.end) in after and s.kind in ("label", "concept")]
     shared = [k for k in before if all(k in label_sets(pack, s) for s in values)]
-    return after if values and any(len(values) >= len(before[k]) for k in shared) else []
+    # (one of them at least a kind of the earlier value: 'after dark, whether dusk or dawn' restates nothing)
+    inside = [k for k in shared if any(label_sets(pack, s)[k] <= before[k] for s in values)]
+    return after if values and any(len(values) >= len(before[k]) for k in inside) else []
 
 
 def exclusion_scopes(ann, rules: dict) -> list[tuple[int, int, str]]:

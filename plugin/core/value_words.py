@@ -75,6 +75,8 @@ class ValueWords:
             if inner is not None and ("cue", "compare") in (inner.items or [(inner.kind, inner.value)]) and toks[j] not in joins:
                 break  # ('<value> on <kind> vs <kind>'): kinds set against each other are sides, not a list
             if inner is not None and inner.kind == "cue" and all(x in self.stop for x in toks[inner.start:inner.end]):
+                if any(x in joins for x in toks[inner.start:inner.end]):
+                    items.append([])  # ('<kind> or <kind>'): a list word read as a cue still starts the next kind
                 j = inner.end  # ('<value> of any kind (<kind>, <kind> ...)'): grammar words read as a cue
                 continue
             if inner is not None and (inner.end - inner.start > 1 or inner.kind not in ("field", "cue", "label", "concept")):
