@@ -12,11 +12,11 @@ from .tokens import Span
 _NAMED = ("entity", "concept", "label", "field", "anchor")
 
 
-def coverage(ann, frame: Frame, stop: set[str] | frozenset = frozenset()) -> dict[str, list]:
+def coverage(ann, frame: Frame, stop: set[str] | frozenset = frozenset(), pack=None) -> dict[str, list]:
     """How much of what the asking clauses said the frame holds: readings not used, words of several readings,
     numbers not held (the frame is written out once for all three), operators said, and the words of the asking
     clauses no reading took (`stop`: the grammar words, which need none)."""
-    blob = json.dumps(asdict(frame), default=str)
+    blob = json.dumps(asdict(frame), default=str) + json.dumps(implied_names(pack, frame))
     asked = asked_positions(ann.clauses)
     spans = [s for s in ann.spans if asked is None or s.start in asked]
     read = {i for s in ann.spans for i in range(s.start, s.end)}
@@ -38,6 +38,20 @@ _OPERATORS = {
     "epdo": lambda f: f.measure.kind == "epdo" or f.measure.field == "epdo",
     "rate": lambda f: f.measure.kind == "rate", "avg": lambda f: f.measure.kind == "avg",
 }  # (not 'total' or 'by': a count is a total, and 'by' also says how records are placed)
+
+
+def implied_names(pack, frame: Frame) -> list[str]:
+    """Names the frame holds without writing them: the town every record of a layer it reads lies in (a place said
+    of them restricts nothing), and the source whose words the chosen source shares ('crashes' said of the police
+    reports)."""
+    if pack is None:
+        return []
+    out = []
+    for name in (frame.target, frame.near.entity if frame.near else None):
+        ent = pack.entities.get(name or "")
+        if ent is not None:
+            out += [str(ent.coverage.get("town") or ""), str(ent.shares_words_with or "")]
+    return [n for n in out if n]
 
 
 def said_operators(spans: list[Span]) -> list[dict]:

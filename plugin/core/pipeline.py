@@ -147,7 +147,7 @@ class Pipeline:
                 comparing = any(has(s, "cue", "compare") and s.text != "or" for s in ann.spans)
                 frame = follow_up(self.pack, previous, frame, comparing)
             t["interpret"] = (clock() - t0) * 1000
-            a.understood.update(coverage(ann, frame, set(self.lang["stopwords"])))
+            a.understood.update(coverage(ann, frame, set(self.lang["stopwords"]), self.pack))
             a.unknown = list(ann.unknown)
             if not reviewed and self._stopped(a, ann, frame):
                 return

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from .coverage import unused_operators
-from .frame import Frame
+from .frame import EPDO_FIELD, Frame
 from .pack import Pack
 
 
@@ -58,16 +59,16 @@ class Evidence:
 
 def features(pack: Pack, ev: Evidence) -> list[tuple[str, float, str]]:
     """(name, value, evidence) of every feature: coverage of the question, the result's shape, the plan."""
-    return _coverage(ev) + _result(ev) + _plan(ev)
+    return _coverage(pack, ev) + _result(ev) + _plan(ev)
 
 
-def _coverage(ev: Evidence) -> list[tuple[str, float, str]]:
+def _coverage(pack: Pack, ev: Evidence) -> list[tuple[str, float, str]]:
     u, reps = ev.understood, ev.repairs
     codes = [r.code for r in reps]
     # (a label spelt as published or a field picked among one source's twins changes nothing the user asked)
     deep = [r for r in reps if r.code not in _SPELLING_ONLY]
     ctx, corr, unused = u.get("context", []), u.get("corrections", []), u.get("unused", [])
-    amb, nums = u.get("ambiguous", []), u.get("numbers_unused", [])
+    amb, nums = u.get("ambiguous", []), unaccounted(pack, ev, u.get("numbers_unused", []))
     ops, skipped = unused_operators(u.get("operators", []), ev.frame), u.get("asked_unread", [])
     return [
         ("ambiguous_words", min(len(amb), 3), "words with several readings: " + ", ".join(amb)
@@ -101,6 +102,32 @@ def _coverage(ev: Evidence) -> list[tuple[str, float, str]]:
         ("filter_dropped", float("filter_dropped" in codes or "time_dropped" in codes),
          "a condition could not be applied and was left out"),
     ]
+
+
+def unaccounted(pack: Pack, ev: Evidence, numbers: list[str]) -> list[str]:
+    """The numbers the frame does not hold that the answer does not restate either: how many rows came back
+    ('each of the 13 neighbourhoods'), how many labels a condition holds or fields it reads ('all three dark
+    codes', 'either of the 2 fields'), a weight or a field name of the measure ('weighted 21', '2010 population')."""
+    f = ev.frame
+    counts = {len(ev.rows)} if len(ev.rows) > 1 else set()
+    preds = f.filters + f.share_of + (f.near.filters if f.near else []) + [p for side in f.compare for p in side.filters]
+    while preds:
+        p = preds.pop()
+        counts |= {len(p.values), len(p.any_of)}
+        preds += p.any_of
+    return [n for n in numbers if not (n.isdigit() and int(n) in counts - {0, 1}) and n not in measure_numbers(pack, f)]
+
+
+def measure_numbers(pack: Pack, f: Frame) -> set[str]:
+    """Numbers the measure's convention holds: the weights of a weighted score, the year in the name of the
+    population field a rate divides by."""
+    out: set[str] = set()
+    if f.measure.kind == "epdo" or f.measure.field == EPDO_FIELD:
+        ep = pack.convention("epdo", default={}) or {}
+        out |= {f"{v:g}" for v in list(ep.get("weights", {}).values()) + [ep.get("default_weight", 1)]}
+    if f.measure.kind == "rate":
+        out |= set(re.findall(r"\d+", str(pack.convention("population", "field", default=""))))
+    return out
 
 
 def _result(ev: Evidence) -> list[tuple[str, float, str]]:
