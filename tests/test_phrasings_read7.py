@@ -32,3 +32,14 @@ def test_the_year_of_the_population_a_rate_divides_by_is_accounted_for(pipeline)
 def test_a_place_and_a_records_word_the_chosen_layer_implies_are_used(pipeline):
     a = ask(pipeline, "which 2 Cambridge private schools have the most bicycle police reports within 300 m")
     assert a.understood["unused"] == []
+
+
+def test_values_of_one_field_said_together_are_any_of_them_and_no_change_of_meaning(pipeline):
+    a = ask(pipeline, "angle collisions in Berkshire and Hampden counties")
+    assert "values_any" in [r["code"] for r in a.repairs] and feature(a, "repairs_of_meaning") == 0
+
+
+def test_the_only_source_that_answers_everything_is_no_guess(pipeline):
+    a = ask(pipeline, "bicycle crashes on wet roads since 2019")
+    assert a.frame["target"] == "bicycle_crash"
+    assert "entity_only" in [r["code"] for r in a.repairs] and feature(a, "entity_guessed") == 0

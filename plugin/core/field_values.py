@@ -33,12 +33,13 @@ def merge_same_field(preds: list[Predicate], log, codes: dict[str, list[str]] | 
         if a <= b or b <= a:  # "unlit roads after dark": the narrower value set is meant
             twin.values = sorted(a & b, key=lambda v: (before + q.values).index(v))
             twin.text = f"{twin.text} {q.text}"
-            log("filters_merged", "filters", before, twin.values, f"one field named twice: the narrower set ({twin.text})")
+            log("values_narrowed", "filters", before, twin.values, f"one field named twice: the narrower set ({twin.text})")
             continue
         twin.values += [v for v in q.values if v not in twin.values]
         twin.concept = None  # the union of two readings: a replay must keep these values, not one concept's
         twin.text = f"{twin.text} or {q.text}"
-        log("filters_merged", "filters", before, twin.values, f"one field, several values: any of them ({twin.text})")
+        # (a record holds one value of a field: values said of it together can only mean any of them)
+        log("values_any", "filters", before, twin.values, f"one field, several values: any of them ({twin.text})")
     return out
 
 

@@ -28,9 +28,12 @@ def choose_entity(pack: Pack, f: Frame, log, r) -> None:
     scored.sort(reverse=True)
     best = scored[0][2] if scored else p.default_entity
     if best != f.target:
-        why = "it is the only source that can answer every part of the question" if len(scored) > 1 and \
-            scored[0][0] > scored[1][0] else "the pack's default source for this kind of question"
-        log("entity", "target", f.target or None, best, f"used {p.entities[best].label}: {why}")
+        only = len(scored) > 1 and scored[0][0] > scored[1][0]
+        why = "it is the only source that can answer every part of the question" if only else \
+            "the pack's default source for this kind of question"
+        # (a source no other could stand in for is no guess: the code tells the verifier which it was)
+        log("entity_only" if only else "entity", "target", f.target or None, best,
+            f"used {p.entities[best].label}: {why}")
     tied = [c for sc, _, c in scored[1:] if sc == scored[0][0]]
     if tied:  # (another source could answer it all as well: the pack's order chose, and a reader may not agree)
         log("source_tie", "target", tied[0], best, f"{p.entities[tied[0]].label} could answer it as well")

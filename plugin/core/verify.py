@@ -16,7 +16,8 @@ WEIGHTY = 0.3  # a feature moving the log-odds less than this is no reason worth
 # carried to the same field of the source chosen (the choice itself is a repair of its own), a range said as the
 # published bands it covers exactly
 _SPELLING_ONLY = {"value_normalised", "group_field", "scope_satisfied", "already_excluded", "filter_moved",
-                  "threshold_bands", "range_ends", "area_holds", "source_tie"}
+                  "threshold_bands", "range_ends", "area_holds", "source_tie", "entity_only", "values_any",
+                  "area_condition"}
 
 
 @dataclass
