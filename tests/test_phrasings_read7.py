@@ -3,6 +3,7 @@ number of groups, of labels, a weight, the population's year) and places or sour
 a misreading to the verifier."""
 from __future__ import annotations
 
+from conftest import scalar
 from test_phrasings_read import ask
 
 
@@ -43,3 +44,46 @@ def test_the_only_source_that_answers_everything_is_no_guess(pipeline):
     a = ask(pipeline, "bicycle crashes on wet roads since 2019")
     assert a.frame["target"] == "bicycle_crash"
     assert "entity_only" in [r["code"] for r in a.repairs] and feature(a, "entity_guessed") == 0
+
+
+def test_leaving_out_values_that_say_nothing_narrows_the_whole_of_a_share(pipeline, admin):
+    a = ask(pipeline, "percent of Lynn collisions on icy roads, leaving out unknown and not reported surfaces")
+    want = scalar(admin, """SELECT round(100.0 * count(*) FILTER (WHERE road_surf_cond_descr = 'Ice') / count(*), 2)
+                            FROM ma.massdot_crash WHERE city_town_name = 'LYNN'
+                            AND road_surf_cond_descr NOT IN ('Unknown', 'Not reported')""")
+    assert round(float(a.rows[0][-1]), 2) == float(want)
+
+
+def test_a_fraction_in_digits_is_a_distance(pipeline):
+    a = ask(pipeline, "bicycle police reports w/in 1/2 mi of King Open School")
+    assert a.frame["near"]["distance_m"] == 804.672
+
+
+def test_the_records_own_town_in_their_source_name_keeps_the_outside_group(pipeline):
+    a = ask(pipeline, "bicycle-involved reports by nbhd, cambridge police data, 2012 only")
+    assert a.frame["group_by"][0]["outside"] is True
+    b = ask(pipeline, "bicycle police reports per neighborhood in cambridge")
+    assert b.frame["group_by"][0]["outside"] is False
+
+
+def test_records_that_do_not_land_inside_any_area_are_a_group_of_their_own(pipeline):
+    a = ask(pipeline, "police bicycle reports of 2013 by neighbourhood, plus a row for those that don't fall in any")
+    assert a.frame["group_by"][0]["outside"] is True
+
+
+def test_a_bracket_spelling_out_an_abbreviation_keeps_it_with_its_words(pipeline):
+    a = ask(pipeline, "EPDO (equivalent property damage only) score of Salem collisions")
+    assert a.frame["measure"]["kind"] == "epdo" or a.frame["measure"]["field"] == "epdo"
+
+
+def test_shorthand_for_driver_and_road(pipeline, admin):
+    a = ask(pipeline, "wet rd collisions in Lynn, youngest drvr under 18")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LYNN'
+                                           AND road_surf_cond_descr = 'Wet' AND age_drvr_yngst IN ('<16', '16-17')""")
+
+
+def test_days_said_without_a_year_are_the_records_latest_year(pipeline, admin):
+    a = ask(pipeline, "statewide sample collisions from halloween to november 7, both days included")
+    assert a.frame["time"]["date_from"] == "2017-10-31" and a.frame["time"]["date_to"] == "2017-11-07"
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash
+                                           WHERE crash_date BETWEEN '2017-10-31' AND '2017-11-07'""")

@@ -13,7 +13,7 @@ from .pack import Pack, language_for, norm_label
 from .phrase_rules import apply_rewrites, rewrite_rules, rule_files
 from .weights_said import weights_said
 from .spelling import Speller, lemmas, number_runs, parts_of_speech, singular, verb_forms
-from .text import normalize, phrase_key, tokens
+from .text import drop_expansions, normalize, phrase_key, tokens
 from .timeparse import TimeParser
 from .tokens import Span
 from .asides import set_aside
@@ -181,13 +181,13 @@ class Annotator:
         breaks: set[int] = set()
         for c in clauses:
             # '100k', '1k': thousands written the short way
-            raw = c.raw.replace(")", f" {_BREAK} ")  # (kept through the rewrites, so none reads across it)
+            raw = drop_expansions(c.raw).replace(")", f" {_BREAK} ")  # (kept through the rewrites, so none reads across it)
             t = re.sub(r"\b(\d+(?:\.\d+)?)k\b", lambda m: f"{float(m.group(1)) * 1000:g}", normalize(raw)).split()
             t, done = number_runs(t, self.lang["number_words"], set(self.lang.get("number_joiners", [])))
             t, done2 = apply_rewrites(t, *self.quantities)
             rewrites += done + done2
             breaks.update(len(toks) + j - k for k, j in enumerate(j for j, x in enumerate(t) if x == _BREAK))
-            t = [x for x in t if x != _BREAK]
+            t = [x for x in t if x not in (_BREAK, "/")]  # (a slash no fraction rule took is no word)
             c.start, toks, c.end = len(toks), toks + t, len(toks) + len(t)
         cuts = {c.start for c in clauses if c.opens and c.start}
         ann = self._context(self._read(toks, cuts, breaks), clauses)

@@ -58,6 +58,11 @@ class TimeSpec:
                     or self.days_of_month or self.last_n_years or self.latest_year)
 
 
+def year_of(iso: Optional[str]) -> Optional[int]:
+    """The year of an ISO date; None for a day said without one ('--12-24', resolved by repair)."""
+    return int(iso[:4]) if iso and iso[:4].isdigit() else None
+
+
 @dataclass
 class Place:
     """A named place or feature: as said, and as resolved to the pack's entity and published name."""

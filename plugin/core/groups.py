@@ -25,7 +25,7 @@ def groups(w) -> None:
     # field is kept; a ranking, 'which <areas>', a place named ('<city> neighbourhoods') or the areas counted
     # ('each of the 13 <areas>') asks only of the areas
     only_areas = bool(cx.cue("rank_desc") or cx.cue("rank_asc") or w.topn or cx.cue("which") or cx.cue("exists")
-                      or f.scope or w.scope_spans or number_before(w.ann.tokens, w.group_spans))
+                      or _areas_placed(w) or number_before(w.ann.tokens, w.group_spans))
     for g in f.group_by:
         # (and only records of the areas' own coverage: statewide records outside a city's areas are no group)
         g.outside = g.kind == "area" and not only_areas and _same_coverage(w.pack, f.target, g.key)
@@ -49,6 +49,21 @@ def groups(w) -> None:
                 g = Group("time", readings(s, "timepart")[0])
                 if g not in f.group_by:
                     f.group_by.append(g)
+
+
+def _areas_placed(w) -> bool:
+    """Whether a place is said of the areas grouped by ('<city> neighbourhoods', 'neighbourhoods in <city>') or
+    narrows the records; a records' own town said as part of their source's name ('<city> police data') neither."""
+    ent = w.pack.entities.get(w.f.target or "")
+    home = str(ent.coverage.get("town") or "").lower() if ent else ""
+    areas = [g for g in w.spans if any(w.pack.entities[e].area for e in readings(g, "entity"))]
+    for s in w.scope_spans:
+        if not home or str(s.value.get("name", "")).lower() != home:
+            return True
+        if any(s.end == g.start or s.start - g.end == 1 and has(next((c for c in w.spans if c.start == g.end), s),
+                                                                 "cue", "in") for g in areas):
+            return True
+    return any(str(p.name or "").lower() != home for p in w.f.scope)
 
 
 def _same_coverage(pack: Pack, records: str, areas: str) -> bool:

@@ -165,6 +165,13 @@ def _part_said_first(w: Work, asked: int) -> bool:
     return bool(part)
 
 
+def _no_information(pack, p: Predicate) -> bool:
+    """Values that say nothing about a record ('Unknown', 'Not reported'): left out, they narrow a share's whole."""
+    said = words(pack, "no_information")
+    values = p.values or [v for q in p.any_of for v in q.values]  # (a value of several fields: each field's)
+    return bool(values) and all(" ".join(str(v).lower().replace("/", " ").split()) in said for v in values)
+
+
 def _share(w: Work) -> None:
     """The part of a share: conditions after the split word, else a late time, the relation, or a late place."""
     f, pack = w.f, w.pack
@@ -183,7 +190,7 @@ def _share(w: Work) -> None:
     # part is said that is not left out, unless it only narrows the part ('<value> (not the <other value> ones)')
     kept = [p for s, p in late if not excluded(w.ann, s)]
     fields = {fe for p in kept for fe in pred_fields(pack, p)}
-    after = [p for s, p in late if p in kept or not kept or (p.op != "blank" and {
+    after = [p for s, p in late if p in kept or not kept or (p.op != "blank" and not _no_information(pack, p) and {
         fe for q in [p, *p.any_of] for fe in pred_fields(pack, q)} & fields)]
     f.share_of = after or ([p for _, p in w.target_preds[-1:]] if not w.group_spans and split is None else [])
     part = {fe for p in f.share_of for fe in pred_fields(pack, p)}

@@ -114,7 +114,10 @@ NUMERIC = ("number", "fraction")
 
 def _emit(r: Rewrite, caps: list[tuple[str, str]], classes: dict[str, dict]) -> str:
     nums = [float(classes[c][t]) if t in classes.get(c, {}) else float(t) for c, t in caps if c in NUMERIC]
-    value = sum(nums) if r.combine == "sum" else functools.reduce(lambda a, b: a * b, nums, 1.0)
+    if r.combine == "ratio":  # ('1 / 4 mile'): the first number over the second
+        value = nums[0] / nums[1] if len(nums) == 2 and nums[1] else float("nan")
+    else:
+        value = sum(nums) if r.combine == "sum" else functools.reduce(lambda a, b: a * b, nums, 1.0)
     named = {c: t for c, t in caps}
     return r.emit.format(value=f"{round(value, 6):g}", **named)
 

@@ -6,7 +6,7 @@ import copy
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from .frame import INTENTS, NON_FIELD_OPS, Frame, Group, Place, Predicate, TimeSpec, frame_problems
+from .frame import INTENTS, NON_FIELD_OPS, Frame, Group, Place, Predicate, TimeSpec, frame_problems, year_of
 from .anchors import PARTIAL_SCORE
 from .numbers import band, holds
 from .field_values import condition_key, merge_same_field
@@ -235,6 +235,7 @@ class Repairer:
             log("time_relative", path, "latest year" if t.latest_year else f"last {n} years", new,
                 f"relative to the latest year in {ent.label} records ({years[1]})")
             t.years, t.latest_year, t.last_n_years = new, False, None
+            _date_in_year(t, new[-1])
         if t.hours and not (ent.time.get("time") or ent.time.get("timestamp")):
             log("time_dropped", path + ".hours", t.hours, [], f"{ent.label} records have no time of day")
             r.problems.append(f"{ent.plural} have no time of day")
@@ -248,11 +249,7 @@ class Repairer:
             r.problems.append(f"{ent.plural} have no date")  # asked back, never a compile error
             t.years, t.date_from, t.date_to, t.isodow, t.days_of_month = [], None, None, [], []
         if years:
-            asked = set(t.years)
-            if t.date_from:
-                asked.add(int(t.date_from[:4]))
-            if t.date_to:
-                asked.add(int(t.date_to[:4]))
+            asked = set(t.years) | {y for y in (year_of(t.date_from), year_of(t.date_to)) if y}
             outside = sorted(y for y in asked if y < years[0] or y > years[1])
             # (a year named outright that the data lacks is refused even beside one it holds: '2021 ... against 2017')
             if outside and (set(outside) & set(t.years) or all(y < years[0] or y > years[1] for y in (t.years or outside))):
@@ -463,3 +460,13 @@ def _plain(v: Any) -> Any:
         return asdict(v)
     except TypeError:
         return v
+
+
+def _date_in_year(t: TimeSpec, year: int) -> None:
+    """Days said without a year ('--12-24'), in the year resolved; a range reaching past December starts the year
+    before."""
+    if not (t.date_from or "").startswith("--"):
+        return
+    a, b = t.date_from[2:], (t.date_to or t.date_from)[2:]
+    t.date_from, t.date_to = f"{year - 1 if a > b else year}-{a}", f"{year}-{b}"
+    t.years = []

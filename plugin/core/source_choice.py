@@ -1,7 +1,7 @@
 """Which source answers: each entity that could hold the records scored by how much of the frame it can express."""
 from __future__ import annotations
 
-from .frame import Frame, Predicate
+from .frame import Frame, Predicate, year_of
 from .pack import Entity, Pack, norm_label
 
 
@@ -81,13 +81,14 @@ def fit(pack: Pack, e: Entity, f: Frame, latest: int | None = None, named: bool 
             score -= 5
         if years and t.years and any(y < years[0] or y > years[1] for y in t.years):
             score -= 3
-        if years and t.date_from and int(t.date_from[:4]) > years[1]:
+        start, end = year_of(t.date_from), year_of(t.date_to)
+        if years and start and start > years[1]:
             score -= 3
-        if years and t.date_to and int(t.date_to[:4]) < years[0]:
+        if years and end and end < years[0]:
             score -= 3
-        if years and t.date_from and int(t.date_from[:4]) < years[0]:
+        if years and start and start < years[0]:
             score -= 1  # part of the asked period is not covered
-        if years and t.date_to and int(t.date_to[:4]) > years[1]:
+        if years and end and end > years[1]:
             score -= 1
     town = e.coverage.get("town")
     for pl in f.scope + [pl for s in f.compare for pl in s.scope]:

@@ -24,8 +24,28 @@ def normalize(text: str) -> str:
     t = re.sub(r"(?<=\d)k?\+", lambda m: m.group(0)[:-1] + " plus", t)  # '75+', '50k+': '75 plus' (or more)
     t = re.sub(r"(?<=[^\W\d_])/(?=[^\W\d_])", " or ", t)  # 'fatal/injury' is either (labels read the same way)
     t = re.sub(r"(?<!\d):|:(?!\d)", " ", t)  # a colon stays only inside a time ('7:30')
-    t = re.sub(r"[^\w%:\x00]+", " ", t)
-    return " ".join(t.replace("\x00", ".").split())
+    # a fraction in digits ('1/4') keeps its slash as a word of its own for the quantity rules; a date's does not
+    t = re.sub(r"(?<![\d/.])(\d+)/(\d+)(?![\d/])", "\\1 \x01 \\2", t)
+    t = re.sub(r"[^\w%:\x00\x01]+", " ", t)
+    return " ".join(t.replace("\x00", ".").replace("\x01", "/").split())
+
+
+_BRACKETED = re.compile(r"\b(\w{2,8})\s*\(([^()]{3,120})\)")
+
+
+def drop_expansions(text: str) -> str:
+    """'EPDO (equivalent property damage only) score' -> 'EPDO score': a bracket spelling out the abbreviation
+    before it says nothing new, and would part the abbreviation from the words it goes with."""
+    def spelt(m: re.Match) -> str:
+        short, initials = m.group(1).lower(), [w[0] for w in re.findall(r"\w+", m.group(2).lower())]
+        return m.group(1) if len(initials) >= len(short) and initials[0] == short[0] and \
+            _subsequence(short, initials) else m.group(0)
+    return _BRACKETED.sub(spelt, text)
+
+
+def _subsequence(short: str, initials: list[str]) -> bool:
+    it = iter(initials)
+    return all(ch in it for ch in short) and initials[-1] == short[-1]
 
 
 def tokens(text: str) -> list[str]:
@@ -46,6 +66,7 @@ def language(code: str = "en") -> dict[str, Any]:
     lang["cues"]["either_way_before"] = list(excl.get("either_way_before", []))
     lang["cues"]["either_way_kept"] = list(excl.get("either_way_kept", []))
     lang["cues"]["either_way_restated"] = list(excl.get("either_way_restated", []))
+    lang["no_information"] = list(excl.get("no_information", []))
     # 'at least one signal': read as one phrase, before 'least' could be read as a ranking
     lang["cues"]["exists"] = [w for w in rule_files(code).get("quantifiers", {}).get("exists", []) if " " in w]
     return lang

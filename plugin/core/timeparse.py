@@ -217,12 +217,26 @@ def _holiday(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
 
 def _date_range(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
     m1, d1, y1, m2, d2, y2 = m.groups()
+    return _days_between((p.month(m1), int(d1)), y1, (p.month(m2 or m1), int(d2)), y2)
+
+
+def _day_span(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
+    """'from <holiday> through <holiday or date>': each end a day named or a date."""
+    h1, m1, d1, y1, h2, m2, d2, y2 = m.groups()
+    ends = [tuple(p.lang["holidays"][h]) if h else (p.month(mo), int(d)) for h, mo, d in ((h1, m1, d1), (h2, m2, d2))]
+    return _days_between(ends[0], y1, ends[1], y2)
+
+
+def _days_between(a: tuple[int, int], y1: str | None, b: tuple[int, int], y2: str | None) -> Any:
+    """Both ends of a range of days; said without a year, the days of the records' latest year (a range reaching
+    into the next year starts in the year before)."""
+    if not (1 <= a[1] <= 31 and 1 <= b[1] <= 31):
+        return None
     y = y2 or y1
     if not y:
-        return None
-    m2 = m2 or m1
-    return {"date_from": f"{y1 or y}-{p.month(m1):02d}-{int(d1):02d}",
-            "date_to": f"{y}-{p.month(m2):02d}-{int(d2):02d}"}
+        return {"date_from": f"--{a[0]:02d}-{a[1]:02d}", "date_to": f"--{b[0]:02d}-{b[1]:02d}", "latest_year": True}
+    start = y1 or (str(int(y) - 1) if a > b else y)
+    return {"date_from": f"{start}-{a[0]:02d}-{a[1]:02d}", "date_to": f"{y}-{b[0]:02d}-{b[1]:02d}"}
 
 
 def _date_since(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
@@ -323,7 +337,7 @@ def _last_n(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
 READERS: dict[str, Reader] = {
     "hour_range": _hour_range, "hour_after": _hour_after, "hour_onward": _hour_onward, "hour_at": _hour_at,
     "hour_24": _hour_24, "date": _date, "dom": _dom, "holiday": _holiday, "date_range": _date_range,
-    "date_since": _date_since, "period": _period, "month_range": _month_range, "month_since": _month_since,
+    "date_since": _date_since, "day_span": _day_span, "period": _period, "month_range": _month_range, "month_since": _month_since,
     "year_range": _year_range, "year_onward": _year_onward, "year_since": _year_since, "month": _month,
     "day_range": _day_range, "day": _day, "season": _season, "distance": _distance, "topn": _topn,
     "last_n": _last_n,
