@@ -73,7 +73,7 @@ def test_records_that_do_not_land_inside_any_area_are_a_group_of_their_own(pipel
 
 def test_a_bracket_spelling_out_an_abbreviation_keeps_it_with_its_words(pipeline):
     a = ask(pipeline, "how many MBTA (Massachusetts Bay Transportation Authority) bus stops are in The Port")
-    assert a.rows == pipeline.ask("count of MBTA bus stops in The Port").rows
+    assert a.rows == pipeline.ask("The Port: its MBTA bus stop count").rows
     assert "authority" not in a.understood.get("asked_unread", []) + a.understood.get("context", [])
 
 
