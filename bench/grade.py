@@ -181,6 +181,7 @@ def grade_sides(pred_columns: Sequence[str], pred_rows: Sequence[Sequence[Any]],
     column per side is read as one value per side."""
     num = [j for j in range(len(ref_columns)) if all(isinstance(r[j], (int, float, Decimal)) or r[j] is None
                                                      for r in ref_rows)]
+    ref_rows = _in_order_of_labels(pred_rows, ref_rows, num)
     if not num:
         return grade(pred_columns, pred_rows, ref_columns, ref_rows, True)
     if len(ref_rows) == 1 and len(num) == len(pred_rows) and len(num) > 1:
@@ -189,6 +190,22 @@ def grade_sides(pred_columns: Sequence[str], pred_rows: Sequence[Sequence[Any]],
         cols, rows = [ref_columns[j] for j in num], [[r[j] for j in num] for r in ref_rows]
     ok, why = grade(pred_columns, pred_rows, cols, rows, True)
     return ok, why if ok else f"sides: {why}"
+
+
+def _in_order_of_labels(pred_rows: Sequence[Sequence[Any]], ref_rows: Sequence[Sequence[Any]],
+                        num: list[int]) -> Sequence[Sequence[Any]]:
+    """Reference rows put in the order of the prediction's sides when each row's label names exactly one side
+    (a reference grouped by the compared field comes in the database's order, not the order the sides were said)."""
+    def key(v: Any) -> str:
+        return "".join(ch for ch in str(v).lower() if ch.isalnum())
+    labels = [next((key(v) for j, v in enumerate(r) if j not in num and isinstance(v, str)), "") for r in ref_rows]
+    sides = [" ".join(key(v) for v in r if isinstance(v, str)) for r in pred_rows]
+    if len(ref_rows) != len(pred_rows) or len(ref_rows) < 2 or not all(labels):
+        return ref_rows
+    order = [[i for i, lb in enumerate(labels) if lb in side] for side in sides]
+    if any(len(o) != 1 for o in order) or len({o[0] for o in order}) != len(order):
+        return ref_rows
+    return [ref_rows[o[0]] for o in order]
 
 
 def round_like_reference(pred_rows: Sequence[Sequence[Any]], ref_rows: Sequence[Sequence[Any]]) -> list[list]:

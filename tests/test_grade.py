@@ -4,7 +4,7 @@ from decimal import Decimal
 
 import pytest
 
-from bench.grade import grade, normalise
+from bench.grade import grade, grade_sides, normalise
 
 
 def ok(pc, pr, rc, rr, order=False):
@@ -225,3 +225,10 @@ def test_prediction_rounded_to_the_one_decimal_of_the_reference():
     assert round_like_reference([[10849.4496]], [[10849.4], [8419.1]]) == [[10849.4]]
     assert round_like_reference([[10849.4496]], [[10849.45]]) == [[10849.45]]
     assert round_like_reference([[10849.4496]], [[10849.4512]]) == [[10849.4496]]  # the reference does not round
+
+
+def test_sides_of_a_grouped_reference_are_matched_by_their_labels():
+    # the reference grouped by the compared field lists its rows in the database's order
+    ref = [("Sideswipe", 12), ("Head-on", 30)]
+    assert grade_sides(["side", "value"], [["head on", 30], ["sideswipe", 12]], ["kind", "n"], ref)[0]
+    assert not grade_sides(["side", "value"], [["head on", 12], ["sideswipe", 30]], ["kind", "n"], ref)[0]

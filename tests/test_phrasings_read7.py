@@ -88,3 +88,14 @@ def test_days_said_without_a_year_are_the_records_latest_year(pipeline, admin):
     assert a.frame["time"]["date_from"] == "2017-10-31" and a.frame["time"]["date_to"] == "2017-11-07"
     assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash
                                            WHERE crash_date BETWEEN '2017-10-31' AND '2017-11-07'""")
+
+
+def test_where_joining_a_condition_to_its_records_asks_how_many(pipeline, admin):
+    a = pipeline.ask("icy rd collisions in Salem where the youngest drvr was 16-17")
+    assert a.frame["intent"] == "count"
+    assert pipeline.ask("where were the icy collisions in Salem").frame["intent"] == "list"
+
+
+def test_the_field_said_before_its_value_is_no_grouping_and_hours_after_the_records_word_rank(pipeline):
+    a = ask(pipeline, "top 2 collision hours for Lynn while the road was icy")
+    assert [g["key"] for g in a.frame["group_by"]] == ["hour"] and a.frame["rank"]["limit"] == 2

@@ -34,7 +34,7 @@ def assemble_intent(w: Work) -> None:
             f.group_by.append(Group("time", "year"))
     elif w.superlative and (f.group_by or f.near):
         f.intent = "rank"
-    elif (cx.cue("list") or (w.target_span and any(x in cx.cue("which") for x in cx.before(w.target_span, 2)))
+    elif (_asks_list(w) or (w.target_span and any(x in cx.cue("which") for x in cx.before(w.target_span, 2)))
           or _bare_features(w) or _which_of_those(w) or by_id) and not cx.cue("count") \
             and not f.group_by \
             and f.measure.kind == "count":
@@ -57,6 +57,17 @@ def assemble_intent(w: Work) -> None:
     said = {_key(p) for side in f.compare for p in side.filters}
     f.filters = [p for p in f.filters if _key(p) not in said]
     f.output = ["map", "table"] if f.intent in ("list", "locate") else ["table", "chart"] if f.group_by else ["table"]
+
+
+def _asks_list(w: Work) -> bool:
+    """A word asking for the records themselves ('show', 'where were'); one that also joins a condition to its
+    records ('<records> where <condition>') asks so only opening its clause."""
+    for s in w.cx.cue("list"):
+        clause = clause_at(w.ann.clauses, s.start)
+        opening = clause is None or all(t in w.ann.context for t in w.ann.tokens[clause.start:s.start])
+        if not readings(s, "cue") or "share_split" not in [v for _, v in s.items or []] or opening:
+            return True
+    return False
 
 
 def _key(p: Predicate) -> tuple:

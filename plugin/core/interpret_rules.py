@@ -52,10 +52,12 @@ class Work:
         return bool(self.cx.cue("rank_desc") or self.cx.cue("rank_asc") or self.topn)
 
     def before_is_rank(self, s: Span) -> bool:
-        """The word right before `s` asks which one or ranks ('which <x>', 'top 5 <x>', 'most <x>')."""
+        """The word right before `s` asks which one or ranks ('which <x>', 'top 5 <x>', 'most <x>'), also across
+        the records' word ('top 3 <records> <x>')."""
         cx = self.cx
+        records = [e for e in self.spans if e.end == s.start and e.kind == "entity" and s.kind == "timepart"]
         return any(p in cx.cue("which") or p in self.topn or p in cx.cue("rank_desc") or p in cx.cue("rank_asc")
-                   for p in cx.before(s, 1))
+                   for x in [s, *records] for p in cx.before(x, 1))
 
 
 def interpret(ann: Annotation, pack: Pack, question: str = "") -> Frame:
@@ -205,10 +207,23 @@ def _second_entities(w: Work) -> None:
 
 
 def _field_of_values_before(w: Work, s: Span) -> bool:
-    """Whether a word that also names a layer names the field of the values said just before it."""
+    """Whether a word that also names a layer names the field of the values said just before it, or of those
+    said just after it and a joining word ('the <field> was <value>')."""
     fields = set(readings(s, "field"))
-    return bool(fields) and any(0 <= s.start - v.end <= 1 and {tuple(r[:2]) for r in readings(v, "label")} & fields
+    joined = {s.end + 1} if s.end < len(w.ann.tokens) and any(has(c, "cue", "share_split") and c.start == s.end
+                                                               for c in w.spans) else set()
+    return bool(fields) and any((0 <= s.start - v.end <= 1 or v.start in joined) and _value_fields(w.pack, v) & fields
                                 for v in w.spans if v.kind in ("label", "concept"))
+
+
+def _value_fields(pack: Pack, v: Span) -> set[tuple]:
+    """(entity, field) of each reading of a value: a label's own field, the fields a concept is defined on."""
+    out = {tuple(r[:2]) for r in readings(v, "label")}
+    for c in readings(v, "concept"):
+        for ent, where in (pack.concepts[c].where.items() if c in pack.concepts else []):
+            if isinstance(where, dict) and where.get("field"):
+                out.add((ent, where["field"]))
+    return out
 
 
 def _named_fields(w: Work, s: Span, joins: set[str]) -> set:

@@ -16,7 +16,7 @@ WEIGHTY = 0.3  # a feature moving the log-odds less than this is no reason worth
 # carried to the same field of the source chosen (the choice itself is a repair of its own), a range said as the
 # published bands it covers exactly
 _SPELLING_ONLY = {"value_normalised", "group_field", "scope_satisfied", "already_excluded", "filter_moved",
-                  "threshold_bands", "range_ends", "area_holds", "source_tie", "entity_only", "values_any",
+                  "threshold_bands", "range_ends", "area_holds", "source_tie", "entity_only", "values_any", "values_narrowed",
                   "area_condition"}
 
 
@@ -97,6 +97,9 @@ def _coverage(pack: Pack, ev: Evidence) -> list[tuple[str, float, str]]:
         ("source_tied", float("source_tie" in codes), next((f"another source could answer: {r.reason}" for r in reps
                                                             if r.code == "source_tie"), "one source fitted best")),
         ("anchor_fuzzy", float("anchor_fuzzy" in codes), "a place name was matched approximately"),
+        # (a field named twice, '<dark> <unlit> roads', is read as the narrower values: weighed on its own)
+        ("values_narrowed", float("values_narrowed" in codes), next((r.reason for r in reps if r.code ==
+                                                                     "values_narrowed"), "no values narrowed")),
         ("ambiguous_anchor", float(bool(ev.clarify)), "a place name matched several features"),
         ("default_distance", float(bool({"distance_default", "near_added"} & set(codes))),
          "no distance was given: the pack's default was used"),
