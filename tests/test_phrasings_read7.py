@@ -99,3 +99,14 @@ def test_where_joining_a_condition_to_its_records_asks_how_many(pipeline, admin)
 def test_the_field_said_before_its_value_is_no_grouping_and_hours_after_the_records_word_rank(pipeline):
     a = ask(pipeline, "top 2 collision hours for Lynn while the road was icy")
     assert [g["key"] for g in a.frame["group_by"]] == ["hour"] and a.frame["rank"]["limit"] == 2
+
+
+def test_a_lead_saying_what_the_answer_is_compared_with_is_a_purpose(pipeline, admin):
+    a = ask(pipeline, "For comparison with the big cities, count the injury collisions in Essex County other than Lynn")
+    assert a.rows[0][0] == scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE cnty_name = 'ESSEX'
+        AND city_town_name <> 'LYNN' AND crash_severity_descr IN ('Fatal injury', 'Non-fatal injury')""")
+
+
+def test_places_or_spots_where_records_happened_are_no_place_names(pipeline):
+    a = ask(pipeline, "bicycle file crashes by year at spots with no traffic control, 2019 on")
+    assert a.frame["target"] == "bicycle_crash" and a.frame["filters"] and a.frame["time"]["date_from"] == "2019-01-01"
