@@ -110,3 +110,15 @@ def test_a_lead_saying_what_the_answer_is_compared_with_is_a_purpose(pipeline, a
 def test_places_or_spots_where_records_happened_are_no_place_names(pipeline):
     a = ask(pipeline, "bicycle file crashes by year at spots with no traffic control, 2019 on")
     assert a.frame["target"] == "bicycle_crash" and a.frame["filters"] and a.frame["time"]["date_from"] == "2019-01-01"
+
+
+def test_the_values_missing_from_a_grouped_field_said_as_their_own_group_are_no_condition(pipeline, admin):
+    a = ask(pipeline, "curb ramps in Riverside by condition, keeping the unrated ones as a separate group")
+    assert not a.frame["filters"] and a.frame["group_by"][0]["key"].endswith("condition")
+    b = ask(pipeline, "unrated curb ramps per neighbourhood")
+    assert sum(r[-1] for r in b.rows) == scalar(admin, "SELECT count(*) FROM ma.pedestrian_ramp WHERE condition IS NULL")
+
+
+def test_a_possessive_holiday_name(pipeline):
+    a = ask(pipeline, "Lynn collisions between Christmas Eve and New Year's Eve")
+    assert a.frame["time"]["date_from"] == "2017-12-24" and a.frame["time"]["date_to"] == "2017-12-31"

@@ -52,11 +52,20 @@ def assemble_intent(w: Work) -> None:
                 s for s in w.spans if s.kind == "timepart" and w.before_is_rank(s)])) else  # ('busiest hour')
              0 if cx.cue("rank_all") else None)  # ('rank the <groups> by ...'): every group, in order
         f.rank = Rank("asc" if cx.cue("rank_asc") and not cx.cue("rank_desc") else "desc", limit)
-    f.filters = [p for _, p in w.target_preds]
+    f.filters = [p for _, p in w.target_preds if not (cx.cue("keep_outside") and _null_group_said(w, p))]
     # ('<a> vs <b> - count any <a> kind'): a condition that is one side's, said again, is that side's alone
     said = {_key(p) for side in f.compare for p in side.filters}
     f.filters = [p for p in f.filters if _key(p) not in said]
     f.output = ["map", "table"] if f.intent in ("list", "locate") else ["table", "chart"] if f.group_by else ["table"]
+
+
+def _null_group_said(w: Work, p: Predicate) -> bool:
+    """'by <field>, the ones with no <field> as a group of their own': no value of the field grouped by is the
+    group of records without one, kept already, and no condition."""
+    grouped = {g.key.split(".")[-1] for g in w.f.group_by if g.kind == "field"}
+    where = w.pack.concepts[p.concept].where.get(w.f.target, {}) if p.concept in w.pack.concepts else {}
+    blank = (p.op == "blank" and p.field) or (isinstance(where, dict) and where.get("blank") and where.get("field"))
+    return bool(blank) and blank in grouped
 
 
 def _asks_list(w: Work) -> bool:

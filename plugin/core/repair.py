@@ -222,6 +222,8 @@ class Repairer:
                                  entity=ent.name, text=text)
         if "eq" in w:
             return Predicate(field=fname, op="eq", values=[w["eq"]], entity=ent.name, text=text)
+        if w.get("blank"):  # ('unrated'): the records whose field holds no value
+            return Predicate(field=fname, op="blank", entity=ent.name, text=text)
         if "range" in w:
             return Predicate(field=fname, op="between", values=list(w["range"]), entity=ent.name, text=text)
         return None
