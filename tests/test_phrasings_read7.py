@@ -122,3 +122,23 @@ def test_the_values_missing_from_a_grouped_field_said_as_their_own_group_are_no_
 def test_a_possessive_holiday_name(pipeline):
     a = ask(pipeline, "Lynn collisions between Christmas Eve and New Year's Eve")
     assert a.frame["time"]["date_from"] == "2017-12-24" and a.frame["time"]["date_to"] == "2017-12-31"
+
+
+def test_an_abbreviation_that_never_ends_a_sentence(pipeline):
+    a = ask(pipeline, "King Open vs. the Haggerty School: bicycle police reports within 300 m of each")
+    assert len(a.rows) == 2 and a.frame["compare"]
+
+
+def test_doing_a_piece_of_writing_is_a_purpose(pipeline):
+    a = ask(pipeline, "Doing a town-by-town handout on angle collisions. How many angle collisions in each county?")
+    assert a.frame["filters"] and [g["key"] for g in a.frame["group_by"]] == ["cnty_name"]
+
+
+def test_shorthand_with_and_week(pipeline):
+    a = ask(pipeline, "injury collisions w oldest drvr 85 plus by day of wk")
+    assert len(a.frame["filters"]) == 2 and a.frame["group_by"]
+
+
+def test_a_holiday_on_a_weekday_of_a_month_in_a_year_said(pipeline, admin):
+    a = ask(pipeline, "Lynn collisions on thanksgiving day 2017")
+    assert a.frame["time"]["date_from"] == "2017-11-23"

@@ -80,6 +80,7 @@ def _embedded(toks: list[str], i: int, rules: dict, said: list[list[str]]) -> bo
 def _sentences(text: str, rules: dict) -> list[str]:
     """The sentences of a message; a period after an abbreviation ('<name> Jr.', 'Mt. <name>') ends none."""
     short = set(rules.get("abbreviations", []))
+    never_final = set(rules.get("never_final", []))  # ('<a> vs. the <b>'): these end no sentence, whatever follows
     # (unless what follows opens a sentence: 'on <name> Ave. Compare ...')
     openers = {w for key in ("question_words", "question_openers", "statement_openers", "greetings", "told_subjects")
                for w in rules.get(key, [])} | {o.split()[0] for o in rules.get("purpose_openers", [])}
@@ -87,7 +88,8 @@ def _sentences(text: str, rules: dict) -> list[str]:
     for part in _SENTENCE.split(text):
         words = out[-1].rstrip().split() if out else []
         nxt = normalize(part).split()[:1]
-        if words and words[-1].endswith(".") and words[-1][:-1].lower() in short and nxt and nxt[0] not in openers:
+        last = words[-1][:-1].lower() if words and words[-1].endswith(".") else ""
+        if last in never_final or last in short and nxt and nxt[0] not in openers:
             out[-1] += " " + part
         else:
             out.append(part)

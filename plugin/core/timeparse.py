@@ -1,6 +1,8 @@
 """Dates, years, months, seasons, days, hours, distances and counts found in a token list."""
 from __future__ import annotations
 
+import calendar
+import datetime as dt
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -31,7 +33,7 @@ def _placeholders(lang: dict, doc: dict) -> dict[str, str]:
     """What a rule's {placeholder} stands for: the language's word lists, as alternations."""
     fill = {
         "months": _alt(lang["months"], escape=False), "days": _alt(lang["days"], escape=False),
-        "holidays": _alt(lang.get("holidays", {})) or "(?!)", "units": _alt(lang["units"]),
+        "holidays": _alt({**lang.get("holidays", {}), **lang.get("weekday_holidays", {})}) or "(?!)", "units": _alt(lang["units"]),
         "nums": r"(\d+(?:\.\d+)?|" + _alt(lang["number_words"], escape=False) + ")",
         "periods": _alt(lang.get("periods", {})), "seasons": _alt(lang["seasons"], escape=False),
         "weekend": _alt(lang["weekend"], longest_first=False), "weekday": _alt(lang["weekday"], longest_first=False),
@@ -211,8 +213,21 @@ def _dom(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
 
 
 def _holiday(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
-    mon, day = p.lang["holidays"][m.group(1)]
-    return _day_of_year(mon, day, m.group(2))
+    day = holiday_date(p.lang, m.group(1), m.group(2))
+    return _day_of_year(day[0], day[1], m.group(2)) if day else None
+
+
+def holiday_date(lang: dict, name: str, year: str | None) -> tuple[int, int] | None:
+    """(month, day) of a day named: a fixed date, or the nth weekday of a month in the year said ('thanksgiving
+    2017': the 4th Thursday of November); a day of the second kind said without a year is none."""
+    if name in lang.get("holidays", {}):
+        return tuple(lang["holidays"][name])
+    month, isodow, nth = lang.get("weekday_holidays", {}).get(name) or (0, 0, 0)
+    if not (month and year):
+        return None
+    days = [d for d in range(1, calendar.monthrange(int(year), month)[1] + 1)
+            if dt.date(int(year), month, d).isoweekday() == isodow]
+    return month, days[nth - 1 if nth > 0 else nth]
 
 
 def _date_range(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
@@ -223,8 +238,8 @@ def _date_range(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
 def _day_span(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
     """'from <holiday> through <holiday or date>': each end a day named or a date."""
     h1, m1, d1, y1, h2, m2, d2, y2 = m.groups()
-    ends = [tuple(p.lang["holidays"][h]) if h else (p.month(mo), int(d)) for h, mo, d in ((h1, m1, d1), (h2, m2, d2))]
-    return _days_between(ends[0], y1, ends[1], y2)
+    ends = [holiday_date(p.lang, h, y1 or y2) if h else (p.month(mo), int(d)) for h, mo, d in ((h1, m1, d1), (h2, m2, d2))]
+    return _days_between(ends[0], y1, ends[1], y2) if all(ends) else None
 
 
 def _days_between(a: tuple[int, int], y1: str | None, b: tuple[int, int], y2: str | None) -> Any:
