@@ -142,3 +142,13 @@ def test_shorthand_with_and_week(pipeline):
 def test_a_holiday_on_a_weekday_of_a_month_in_a_year_said(pipeline, admin):
     a = ask(pipeline, "Lynn collisions on thanksgiving day 2017")
     assert a.frame["time"]["date_from"] == "2017-11-23"
+
+
+def test_a_lead_grouping_by_a_part_of_time_asks(pipeline):
+    a = ask(pipeline, "Month by month (2017 only): Salem injury collisions after dark, how many?")
+    assert [g["key"] for g in a.frame["group_by"]] == ["month"]
+
+
+def test_an_hour_range_up_to_an_hour(pipeline):
+    a = ask(pipeline, "weekday Salem collisions, 3 pm up to 6 pm")
+    assert a.frame["time"]["hours"] == [15, 16, 17]

@@ -146,6 +146,8 @@ class ClauseRoles:
         """Mark each clause's kind; the cue words by position, but those of a clause telling what is included."""
         closing = _inclusion_closers(ann, rules, set(rules.get("question_cues", [])))
         cues = {s.start: str(s.value) for s in ann.spans if s.kind == "cue" and s.start not in closing}
+        # ('<month by month> for <year>: ...'): a part of time said distributively groups, and so asks
+        cues.update({s.start: "group" for s in ann.spans if s.kind == "timepart" and len(s.text.split()) > 2})
         for c in ann.clauses:
             c.states = c.states or any(c.start <= i < c.end for i in closing)  # (it tells what is included)
         self._purpose_tails(ann, rules)
