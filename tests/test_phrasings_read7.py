@@ -152,3 +152,9 @@ def test_a_lead_grouping_by_a_part_of_time_asks(pipeline):
 def test_an_hour_range_up_to_an_hour(pipeline):
     a = ask(pipeline, "weekday Salem collisions, 3 pm up to 6 pm")
     assert a.frame["time"]["hours"] == [15, 16, 17]
+
+
+def test_more_words_of_a_name_said_beside_its_part_are_that_name(pipeline):
+    a = pipeline.ask("bicycle police reports within 250 m of graham and parks")
+    assert a.frame["near"]["anchor"]["name"] == "Graham and Parks School" and not a.clarify
+    assert "parks" not in a.understood.get("asked_unread", [])

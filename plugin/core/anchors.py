@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from . import fuzzy
@@ -225,6 +225,7 @@ class AnchorIndex:
         found = self._joined_bare(found, toks, taken, pack)
         taken = set(locked) | {j for m in found for j in range(m.start, m.end)}
         found += self._partial(toks, taken, pack, stop, known)
+        found = _widened_all(sorted(found, key=lambda m: m.start), toks, set(locked))
         return self.join(sorted(found, key=lambda m: m.start), toks)
 
     def _partial(self, toks: list[str], taken: set[int], pack: Pack, stop: set[str], known: set[str]) -> list[AnchorMatch]:
@@ -258,6 +259,42 @@ MAX_EXACT_WORDS, MAX_FUZZY_WORDS = 14, 6
 # a name found only as part of longer names: always confirmed with the user; at most this many are offered
 PARTIAL_SCORE = 70.0
 MAX_PARTIAL = 8
+
+
+def _widened_all(found: list["AnchorMatch"], toks: list[str], locked: set[int]) -> list["AnchorMatch"]:
+    """Each match widened over the words of its name beside it, in order; parts of one name that meet become one."""
+    out: list[AnchorMatch] = []
+    for m in found:
+        taken = locked | {j for o in out + found if o is not m for j in range(o.start, o.end)}
+        w = _widened(m, toks, taken)
+        if out and out[-1].name == w.name and out[-1].entity == w.entity and w.start <= out[-1].end + 1 and \
+                all(toks[j] in _normalize(w.name).split() for j in range(out[-1].end, w.start)):
+            prev = out.pop()
+            w = _widened(replace(prev, end=max(prev.end, w.end), text=" ".join(toks[prev.start:max(prev.end, w.end)]),
+                                 others=[]), toks, taken)
+        out.append(w)
+    return out
+
+
+def _widened(m: "AnchorMatch", toks: list[str], taken: set[int]) -> "AnchorMatch":
+    """A name matched by a part of it ('latin') takes in the words of the same name said right beside the part
+    ('rindge and latin'), so none of them is left over as a word no reading took."""
+    name = _normalize(m.name).split()
+    said = toks[m.start:m.end]
+    at = next((k for k in range(len(name) - len(said) + 1) if name[k:k + len(said)] == said), None)
+    if at is None:
+        return m
+    covered = round(100 * len(said) / len(name), 1)
+    lo, hi, k = m.start, m.end, at
+    while lo > 0 and k > 0 and lo - 1 not in taken and toks[lo - 1] == name[k - 1]:
+        lo, k = lo - 1, k - 1
+    k = at + len(said)
+    while hi < len(toks) and k < len(name) and hi not in taken and toks[hi] == name[k]:
+        hi, k = hi + 1, k + 1
+    if (lo, hi) == (m.start, m.end):
+        return m if m.score >= covered or m.score >= 100 or len(said) < 2 else replace(m, score=covered)
+    # (the more of the name is said, the surer the match: 'rindge and latin' is 3 of its 4 words)
+    return replace(m, start=lo, end=hi, text=" ".join(toks[lo:hi]), score=max(m.score, round(100 * (hi - lo) / len(name), 1)))
 
 
 def _beside_word(toks: list[str], start: int, end: int, words: list[str]) -> bool:
