@@ -158,3 +158,10 @@ def test_more_words_of_a_name_said_beside_its_part_are_that_name(pipeline):
     a = pipeline.ask("bicycle police reports within 250 m of graham and parks")
     assert a.frame["near"]["anchor"]["name"] == "Graham and Parks School" and not a.clarify
     assert "parks" not in a.understood.get("asked_unread", [])
+
+
+def test_the_records_named_again_after_a_distance_are_no_second_layer(pipeline, admin):
+    a = ask(pipeline, "Which private schools have no signal located within 91 m of the school?")
+    assert a.frame["near"]["entity"] == "traffic_signal" and a.frame["near"]["quantifier"] == "none"
+    assert len(a.rows) == scalar(admin, """SELECT count(*) FROM ma.school s WHERE s.school_type = 'private' AND NOT EXISTS
+        (SELECT 1 FROM ma.traffic_signal t WHERE ST_DWithin(t.geom, s.geom, 91))""")

@@ -17,7 +17,8 @@ from .relation_sides import either_places, near_sides, support_sides
 from .sides import comparison_sides
 from .spans import Ctx, has, kinds, readings, time_from_span, words
 from .tokens import Span
-from .word_roles import area_grouped, asks_rate, heads_anchor, inverse, named_boundaries, place_values, restatements
+from .word_roles import (area_grouped, asks_rate, heads_anchor, inverse, named_boundaries, names_records_again,
+                         place_values, restatements)
 
 
 @dataclass
@@ -121,6 +122,8 @@ def _roles(w: Work) -> None:
         after_group = any(p in cx.cue("group") for p in cx.before(s, 1))
         if _modifies_area(w, s):
             continue  # ('the city's neighbourhoods'): a place word before an area word only says whose areas
+        if (after_distance or after_near) and names_records_again(w.ann, pack, s, w.target_spans):
+            continue
         if area_grouped(cx, s, w.distances):
             w.group_spans.append(s)  # ('<features> within each <area>'): contained, not near
         elif (after_distance or after_near) and ents and not (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .annotate import Annotation
 from .pack import Pack
+from .phrase_rules import rule_files
 from .phrasing import is_event
 from .spans import Ctx, has, readings, words
 from .tokens import Span
@@ -152,3 +153,12 @@ def area_grouped(cx: Ctx, s: Span, distances: list[Span]) -> bool:
 def asks_rate(spans: list[Span]) -> bool:
     """Whether a rate per residents is asked ('per 10,000 people', 'crash rate')."""
     return any(s.kind == "per" or (s.kind == "cue" and s.value == "rate") for s in spans)
+
+
+def names_records_again(ann: Annotation, pack: Pack, s: Span, targets: list[Span]) -> bool:
+    """'<features> with no <other features> within <d> of the <feature>': a word of the records asked about, after a
+    referring word, names them again; it is no second layer to be near."""
+    refer = set(rule_files(pack.raw.get("language", "en")).get("context", {}).get("referring_words", []))
+    ents = readings(s, "entity")
+    return bool(s.start and ann.tokens[s.start - 1] in refer and ents) and any(
+        t.start < s.start and readings(t, "entity")[:1] == ents[:1] for t in targets)
