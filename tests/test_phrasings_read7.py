@@ -165,3 +165,25 @@ def test_the_records_named_again_after_a_distance_are_no_second_layer(pipeline, 
     assert a.frame["near"]["entity"] == "traffic_signal" and a.frame["near"]["quantifier"] == "none"
     assert len(a.rows) == scalar(admin, """SELECT count(*) FROM ma.school s WHERE s.school_type = 'private' AND NOT EXISTS
         (SELECT 1 FROM ma.traffic_signal t WHERE ST_DWithin(t.geom, s.geom, 91))""")
+
+
+def test_a_time_that_names_a_show_is_no_condition(pipeline):
+    a = ask(pipeline, "We're doing an icy roads segment for the Friday evening show. How many statewide collisions on icy roads?")
+    assert a.frame["time"]["isodow"] == [] and a.frame["time"]["hours"] == []
+
+
+def test_a_change_named_in_a_purpose_asks_for_none(pipeline):
+    a = ask(pipeline, "To see how it moved before we set the targets, Salem collisions by month")
+    assert a.frame["group_by"][0]["key"] == "month"
+    assert pipeline.ask("For the report, delete all crashes").status == "refused"
+
+
+def test_a_year_left_out_of_a_range_said_from_a_year(pipeline):
+    a = ask(pipeline, "crashes in the bicycle file by year since 2016 excl 2021")
+    assert [r[0] for r in a.rows] == [y for y in range(2016, 2026) if y != 2021]
+
+
+def test_shorthand_and_number_words(pipeline):
+    assert ask(pipeline, "bicycle file crashes w/in 20 m of a sig").frame["near"]["entity"] == "traffic_signal"
+    assert ask(pipeline, "bike police rpts per yr").frame["target"] == "police_crash"
+    assert len(pipeline.ask("bus shelters per neighbourhood, all thirteen").rows) >= 13

@@ -108,11 +108,12 @@ class ClauseRoles:
                 c.kind == "statement" and not c.reports and not c.states) else before
 
     def _names_a_document(self, s: Span, c: Clause, ann, heads: set[str]) -> bool:
-        """Whether a value word modifies a word for a piece of writing a few words on, no other value between."""
+        """Whether a value word modifies a word for a piece of writing a few words on, only values between ('our
+        <day> <part of day> show')."""
         for j in range(s.end, min(s.end + 3, c.end)):
             if ann.tokens[j] in heads:
                 return True
-            if any(x.start <= j < x.end and x.kind != "cue" for x in ann.spans):
+            if any(x.start <= j < x.end and x.kind not in ("cue", "time", "concept", "label") for x in ann.spans):
                 return False
         return False
 
@@ -188,7 +189,7 @@ class ClauseRoles:
                 continue  # (but 'for the 2010 <records>, ...' dates the records it names)
             if c is not None and c.kind == "purpose" and s.text in heads:
                 continue  # ('<topic> angle -'): the word for what the message is, not a value
-            if c is not None and c.kind != "question" and s.kind in ("concept", "label") and self._names_a_document(
+            if c is not None and c.kind != "question" and s.kind in ("concept", "label", "time") and self._names_a_document(
                     s, c, ann, heads):
                 continue  # ('our <value> safety grant application'): what a document is about, no condition
             if c is not None and c.kind != "question" and s.kind == "entity" and not self.records(s) and asks_of:

@@ -18,7 +18,7 @@ from .sides import comparison_sides
 from .spans import Ctx, has, kinds, readings, time_from_span, words
 from .tokens import Span
 from .word_roles import (area_grouped, asks_rate, heads_anchor, inverse, named_boundaries, names_records_again,
-                         place_values, restatements)
+                         place_values, restatements, value_fields)
 
 
 @dataclass
@@ -215,18 +215,8 @@ def _field_of_values_before(w: Work, s: Span) -> bool:
     fields = set(readings(s, "field"))
     joined = {s.end + 1} if s.end < len(w.ann.tokens) and any(has(c, "cue", "share_split") and c.start == s.end
                                                                for c in w.spans) else set()
-    return bool(fields) and any((0 <= s.start - v.end <= 1 or v.start in joined) and _value_fields(w.pack, v) & fields
+    return bool(fields) and any((0 <= s.start - v.end <= 1 or v.start in joined) and value_fields(w.pack, v) & fields
                                 for v in w.spans if v.kind in ("label", "concept"))
-
-
-def _value_fields(pack: Pack, v: Span) -> set[tuple]:
-    """(entity, field) of each reading of a value: a label's own field, the fields a concept is defined on."""
-    out = {tuple(r[:2]) for r in readings(v, "label")}
-    for c in readings(v, "concept"):
-        for ent, where in (pack.concepts[c].where.items() if c in pack.concepts else []):
-            if isinstance(where, dict) and where.get("field"):
-                out.add((ent, where["field"]))
-    return out
 
 
 def _named_fields(w: Work, s: Span, joins: set[str]) -> set:
@@ -434,7 +424,11 @@ def _time_and_scope(w: Work) -> None:
         cue = excluded(w.ann, s)
         if cue:
             ent = pack.entities.get(f.target or "")
-            time_left_out(f, s, cue, ent.years() if ent is not None else None)
+            span = ent.years() if ent is not None else None
+            if f.time.date_from or f.time.date_to:  # (the source is chosen later: any the range may be of)
+                spans = [e.years() for e in pack.entities.values() if e.years()]
+                span = (min(a for a, _ in spans), max(b for _, b in spans)) if spans else span
+            time_left_out(f, s, cue, span)
         else:
             time_from_span(f.time, s.value, s.text)
     for a in [a for a in w.scope_spans if excluded(w.ann, a)]:

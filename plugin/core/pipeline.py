@@ -11,6 +11,7 @@ from typing import Callable
 from sqlglot import exp
 
 from .anchors import AnchorIndex
+from .clauses import clause_at
 from .answer import Answer, _jsonable, result_hash  # noqa: F401 (Answer and result_hash: imported from here too)
 from .annotate import Annotator
 from .compile_sql import Compiler
@@ -135,7 +136,9 @@ class Pipeline:
             ann = self.annotator().annotate(q)
             t["link"] = (clock() - t0) * 1000
             a.understood = understanding.summary(self.lang, ann)
-            if any(s.kind == "cue" and s.value == "write" for s in ann.spans):
+            # (a change named in a purpose, 'before we set the baseline, ...', asks for none)
+            if any(s.kind == "cue" and s.value == "write" and getattr(clause_at(ann.clauses, s.start), "kind", "")
+                   not in ("purpose", "deadline") for s in ann.spans):
                 a.status = "refused"
                 a.answer = ("MapAsk only reads the database: it cannot delete, change or add records. "
                             "Ask a question about the data instead.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from .annotate import Annotation
-from .frame import Frame, Group, TimeSpec
+from .frame import Frame, Group, TimeSpec, year_of
 from .pack import Pack
 from .phrase_rules import rule_files
 from .phrasing import is_event
@@ -45,7 +45,9 @@ def time_left_out(f: Frame, s: Span, cue: str, span: tuple[int, int] | None = No
     tv = TimeSpec()
     time_from_span(tv, s.value, s.text)
     if tv.years and not (tv.date_from or tv.date_to or tv.months or tv.isodow or tv.hours) and (f.time.years or span):
-        kept = f.time.years or list(range(span[0], span[1] + 1))
+        # ('since <year>, leaving out <year>'): the years of the range said, where the records may reach
+        lo, hi = year_of(f.time.date_from) or span[0], year_of(f.time.date_to) or span[1]
+        kept = f.time.years or list(range(lo, hi + 1))
         f.time.years = [y for y in kept if y not in tv.years]
         f.time.text.append(cue(s.text))
         return

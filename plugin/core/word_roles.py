@@ -162,3 +162,13 @@ def names_records_again(ann: Annotation, pack: Pack, s: Span, targets: list[Span
     ents = readings(s, "entity")
     return bool(s.start and ann.tokens[s.start - 1] in refer and ents) and any(
         t.start < s.start and readings(t, "entity")[:1] == ents[:1] for t in targets)
+
+
+def value_fields(pack: Pack, v: Span) -> set[tuple]:
+    """(entity, field) of each reading of a value: a label's own field, the fields a concept is defined on."""
+    out = {tuple(r[:2]) for r in readings(v, "label")}
+    for c in readings(v, "concept"):
+        for ent, where in (pack.concepts[c].where.items() if c in pack.concepts else []):
+            if isinstance(where, dict) and where.get("field"):
+                out.add((ent, where["field"]))
+    return out
