@@ -187,3 +187,8 @@ def test_shorthand_and_number_words(pipeline):
     assert ask(pipeline, "bicycle file crashes w/in 20 m of a sig").frame["near"]["entity"] == "traffic_signal"
     assert ask(pipeline, "bike police rpts per yr").frame["target"] == "police_crash"
     assert len(pipeline.ask("bus shelters per neighbourhood, all thirteen").rows) >= 13
+
+
+def test_a_word_for_the_message_after_our_is_no_value(pipeline):
+    a = ask(pipeline, "Salem is our angle. How many icy collisions there?")
+    assert [p["concept"] for p in a.frame["filters"]] == ["icy"]

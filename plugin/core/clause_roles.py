@@ -165,6 +165,7 @@ class ClauseRoles:
         _who_asks(ann, rules, cues)
         keeps = {k: set(v) for k, v in rules.get("keeps", {}).items()}
         heads = set(rules.get("purpose_heads", []))
+        owners = set(rules.get("statement_openers", []))
         keep = []
         asked = asked_positions(ann.clauses)
         asked_anchors = [s for s in ann.spans if s.kind == "anchor" and (asked is None or s.start in asked)]
@@ -187,8 +188,9 @@ class ClauseRoles:
                     s.kind == "time" and (back or c.kind == "purpose" and self._names_records(c, ann.spans) and
                                           not _after_topic_word(ann.tokens, c, s, rules))):
                 continue  # (but 'for the 2010 <records>, ...' dates the records it names)
-            if c is not None and c.kind == "purpose" and s.text in heads:
-                continue  # ('<topic> angle -'): the word for what the message is, not a value
+            if c is not None and s.text in heads and (c.kind == "purpose" or c.kind != "question" and s.start and
+                                                       ann.tokens[s.start - 1] in owners):
+                continue  # ('<topic> angle -', '<place> is our angle.'): the word for what the message is, not a value
             if c is not None and c.kind != "question" and s.kind in ("concept", "label", "time") and self._names_a_document(
                     s, c, ann, heads):
                 continue  # ('our <value> safety grant application'): what a document is about, no condition
