@@ -192,3 +192,8 @@ def test_shorthand_and_number_words(pipeline):
 def test_a_word_for_the_message_after_our_is_no_value(pipeline):
     a = ask(pipeline, "Salem is our angle. How many icy collisions there?")
     assert [p["concept"] for p in a.frame["filters"]] == ["icy"]
+
+
+def test_a_count_joined_to_a_records_word_describes_the_dataset(pipeline):
+    a = ask(pipeline, "Statewide data (a 10,000-row extract): head-on collisions in Essex County, how many?")
+    assert not a.frame["having"] and len(a.frame["filters"]) == 2
