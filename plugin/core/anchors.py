@@ -284,17 +284,17 @@ def _widened(m: "AnchorMatch", toks: list[str], taken: set[int]) -> "AnchorMatch
     at = next((k for k in range(len(name) - len(said) + 1) if name[k:k + len(said)] == said), None)
     if at is None:
         return m
-    covered = round(100 * len(said) / len(name), 1)
     lo, hi, k = m.start, m.end, at
     while lo > 0 and k > 0 and lo - 1 not in taken and toks[lo - 1] == name[k - 1]:
         lo, k = lo - 1, k - 1
     k = at + len(said)
     while hi < len(toks) and k < len(name) and hi not in taken and toks[hi] == name[k]:
         hi, k = hi + 1, k + 1
-    if (lo, hi) == (m.start, m.end):
-        return m if m.score >= covered or m.score >= 100 or len(said) < 2 else replace(m, score=covered)
     # (the more of the name is said, the surer the match: 'rindge and latin' is 3 of its 4 words)
-    return replace(m, start=lo, end=hi, text=" ".join(toks[lo:hi]), score=max(m.score, round(100 * (hi - lo) / len(name), 1)))
+    covered = round(100 * (hi - lo) / len(name), 1)
+    if (lo, hi) == (m.start, m.end) and (m.score >= covered or hi - lo < 2):
+        return m
+    return replace(m, start=lo, end=hi, text=" ".join(toks[lo:hi]), score=max(m.score, covered))
 
 
 def _beside_word(toks: list[str], start: int, end: int, words: list[str]) -> bool:

@@ -60,8 +60,8 @@ def _areas_placed(w) -> bool:
     for s in w.scope_spans:
         if not home or str(s.value.get("name", "")).lower() != home:
             return True
-        if any(s.end == g.start or s.start - g.end == 1 and has(next((c for c in w.spans if c.start == g.end), s),
-                                                                 "cue", "in") for g in areas):
+        if any(s.end == g.start or s.start - g.end == 1 and any(has(c, "cue", "in") for c in w.spans if c.start == g.end)
+               for g in areas):
             return True
     return any(str(p.name or "").lower() != home for p in w.f.scope)
 

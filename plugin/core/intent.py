@@ -74,7 +74,7 @@ def _asks_list(w: Work) -> bool:
     for s in w.cx.cue("list"):
         clause = clause_at(w.ann.clauses, s.start)
         opening = clause is None or all(t in w.ann.context for t in w.ann.tokens[clause.start:s.start])
-        if not readings(s, "cue") or "share_split" not in [v for _, v in s.items or []] or opening:
+        if "share_split" not in readings(s, "cue") or opening:
             return True
     return False
 

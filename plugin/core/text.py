@@ -34,8 +34,8 @@ _BRACKETED = re.compile(r"\b(\w{2,8})\s*\(([^()]{3,120})\)")
 
 
 def drop_expansions(text: str) -> str:
-    """'EPDO (equivalent property damage only) score' -> 'EPDO score': a bracket spelling out the abbreviation
-    before it says nothing new, and would part the abbreviation from the words it goes with."""
+    """'<ABBR> (<words whose initials spell it>) <word>' -> '<ABBR> <word>': a bracket spelling out the
+    abbreviation before it says nothing new, and would part the abbreviation from the words it goes with."""
     def spelt(m: re.Match) -> str:
         short, initials = m.group(1).lower(), [w[0] for w in re.findall(r"\w+", m.group(2).lower())]
         return m.group(1) if len(initials) >= len(short) and initials[0] == short[0] and \

@@ -41,6 +41,7 @@ def _placeholders(lang: dict, doc: dict) -> dict[str, str]:
         "hr": r"(\d{1,2}(?::\d\d)?|" + _alt(doc.get("hour_words", {}), longest_first=False) + ")",
         "ampm": _alt(doc.get("meridiem", {}), longest_first=False),
         "day_parts": _alt(doc.get("day_parts", {}), longest_first=False),
+        "inclusive": f"(?: ?(?:{_alt(doc.get('inclusive', []))}))?" if doc.get("inclusive") else "",
     }
     fill.update({f"cue_{name}": _alt(words) for name, words in lang["cues"].items()})
     return fill

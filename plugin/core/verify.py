@@ -110,7 +110,7 @@ def _coverage(pack: Pack, ev: Evidence) -> list[tuple[str, float, str]]:
 
 def unaccounted(pack: Pack, ev: Evidence, numbers: list[str]) -> list[str]:
     """The numbers the frame does not hold that the answer does not restate either: how many rows came back
-    ('each of the 13 neighbourhoods'), how many labels a condition holds or fields it reads ('all three dark
+    ('each of the <n> <areas>'), how many labels a condition holds or fields it reads ('all three dark
     codes', 'either of the 2 fields'), a weight or a field name of the measure ('weighted 21', '2010 population')."""
     f = ev.frame
     counts = {len(ev.rows)} if len(ev.rows) > 1 else set()
