@@ -77,6 +77,7 @@ def _covered(ann, conds: list[Span], rules: dict, pos: int, step: int,
     """Walk from `pos` in direction `step` over conditions, passed spans and joiners, within the cue's clause
     (`bounds`); the conditions covered."""
     joiners, covers = set(rules.get("joiners", [])), set(rules.get("covers", []))
+    leads = set(rules.get("lead_joiners", []))
     passes, asks = set(rules.get("passes", [])), set(rules.get("asks_back", []))
     heads = set(rules.get("names_place", []))
     covered: list[tuple[int, int]] = []
@@ -85,7 +86,7 @@ def _covered(ann, conds: list[Span], rules: dict, pos: int, step: int,
         if pos in ann.breaks and step > 0 and covered:
             break  # ('(not the <value> ones), <year> to <year>'): an aside closed covers nothing after it
         hit = next((c for c in conds if (c.start if step > 0 else c.end - 1) == pos), None)
-        if hit is None and ann.tokens[pos] not in joiners:
+        if hit is None and ann.tokens[pos] not in joiners and (covered or ann.tokens[pos] not in leads):
             break
         if hit is not None:
             if hit.kind in covers or hit.kind == "cue" and hit.value in set(rules.get("covers_cues", [])) or (

@@ -158,7 +158,9 @@ class ValueWords:
                 locked.difference_update(range(c.start, c.end))
                 continue
             negated = fld.start > 0 and toks[fld.start - 1] in none  # ('no <field> filled in')
-            blank = c.value == "blank" or negated
+            # ('<field> wasnt filled in'): a negated verb before the word says the field holds none
+            denied = c.value == "filled" and c.start > 0 and toks[c.start - 1] in set(self.lang.get("verb_negators", []))
+            blank = c.value == "blank" or negated or denied
             lo, hi = (min(c.start, fld.start - negated), max(c.end, fld.end)) if joined else (c.start, c.end)
             if joined:
                 spans.remove(fld)
