@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 
 from .anchors import AnchorIndex
 from .clauses import Clause, pieces
-from .exclusion_scope import either_way, exclusion_scopes
+from .exclusion_scope import either_way, exclusion_scopes, weaken
 from .numbers import band, comparisons
 from .pack import Pack, language_for, norm_label
 from .phrase_rules import apply_rewrites, rewrite_rules, rule_files
@@ -271,6 +271,7 @@ class Annotator:
         spans = self._restated(spans, toks, locked)
         spans = self.values.read(spans, toks, locked)
         spans = self._area_shapes(spans, toks, locked)
+        weaken(toks, spans, self.rules.get("exclusion", {}))
         # a number no reading used is said, not ignored, when it is long enough to name something (an id, a route)
         unknown = [t for j, t in enumerate(toks) if j not in locked and t not in self.stop and
                    (not t.isdigit() or len(t) >= 3)]

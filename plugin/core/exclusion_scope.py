@@ -23,13 +23,25 @@ def either_way(ann, rules: dict, pack: Pack) -> None:
                        if any(x.start == a and x.kind in rules.get("either_way_kept_covers", []) for x in conds)]
         elif s.value == "either_way_restated":
             covered = _restating(ann, conds, rules, s, bounds, pack)
+        elif s.value == "either_way_beyond":  # ('<county>, not only <town>'): the place is in what is asked already
+            covered = _covered(ann, conds, rules, s.end, 1, bounds)
         else:  # only a field just after the cue: 'of any <value>' still keeps the value ('any dark light')
             nxt = next((c for c in conds if c.start == s.end), None)
             covered = [(nxt.start, nxt.end)] if nxt and nxt.kind in rules.get("either_way_before_covers", []) else []
         dropped |= {i for a, b in covered for i in range(a, b)} | set(range(s.start, s.end)) if covered else set()
+    for s in _declined(ann):  # ('as a row of its own instead of dropping them'): the leaving out is declined
+        dropped |= set(range(s.start, s.end))
     if dropped:
         ann.spans = [s for s in ann.spans if s.start not in dropped]
         ann.context += [ann.tokens[i] for i in sorted(dropped)]
+
+
+def _declined(ann) -> list:
+    """The declining cues ('rather than', 'instead of') and the exclusion cues right after them."""
+    lead = [s for s in ann.spans if s.kind == "cue" and s.value == "declining"]
+    cues = [s for s in ann.spans if s.kind == "cue" and any(
+        v in ("exclude_before", "exclude_after") for k, v in (s.items or [(s.kind, s.value)]) if k == "cue")]
+    return [x for d in lead for x in [d] + [c for c in cues if c.start == d.end]]
 
 
 def _restating(ann, conds: list, rules: dict, cue, bounds: tuple[int, int], pack: Pack) -> list[tuple[int, int]]:
@@ -57,7 +69,10 @@ def exclusion_scopes(ann, rules: dict) -> list[tuple[int, int, str]]:
     conds = sorted([s for s in ann.spans if s.kind != "cue" or s.value in cued] + [s for s in ann.aside if s.kind in passes],
                    key=lambda s: s.start)
     out = []
+    declined = {(s.start, s.end) for s in _declined(ann)}
     for s in ann.spans:
+        if (s.start, s.end) in declined:
+            continue
         sides = [v for k, v in (s.items or [(s.kind, s.value)]) if k == "cue" and v in ("exclude_before", "exclude_after")]
         # ('<conditions> - dont count <value>'): a cue that reads either way covers what follows it, when anything does
         for side in sorted(sides, key=lambda x: x != "exclude_before"):  # (the forward reading first)
@@ -70,6 +85,21 @@ def exclusion_scopes(ann, rules: dict) -> list[tuple[int, int, str]]:
             if fwd and got:
                 break
     return out
+
+
+def weaken(toks: list[str], spans: list[Span], rules: dict) -> None:
+    """A cue that is also a word of a change or of a noun, said where it is one (right after records, a value or
+    a word that makes it so, or right before one), is that other word: its exclusion reading is dropped."""
+    kinds = set(rules.get("weak_not_after_kinds", []))
+    for s in [s for s in spans if s.text in rules.get("weak_before", [])]:
+        after = s.start > 0 and toks[s.start - 1] in rules.get("weak_not_after", []) or any(
+            x.end == s.start and x.kind in kinds for x in spans)
+        if after or s.end < len(toks) and toks[s.end] in rules.get("weak_not_before", []):
+            s.items = [(k, v) for k, v in (s.items or [(s.kind, s.value)]) if (k, v) != ("cue", "exclude_before")]
+            if not s.items:
+                spans.remove(s)
+            elif s.value == "exclude_before":
+                s.kind, s.value = s.items[0]
 
 
 def _covered(ann, conds: list[Span], rules: dict, pos: int, step: int,

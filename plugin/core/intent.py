@@ -63,6 +63,10 @@ def _null_group_said(w: Work, p: Predicate) -> bool:
     """'by <field>, the ones with no <field> as a group of their own': no value of the field grouped by is the
     group of records without one, kept already, and no condition."""
     grouped = {g.key.split(".")[-1] for g in w.f.group_by if g.kind == "field"}
+    ent = w.pack.entities.get(w.f.target or "")
+    # ('by <part of time>'): a part of time kept in a field of its own ('<day> label') is grouped by that field
+    grouped |= {f for g in w.f.group_by if g.kind == "time" and ent is not None
+                for k, f in ent.time.items() if k.split("_")[0] == g.key}
     where = w.pack.concepts[p.concept].where.get(w.f.target, {}) if p.concept in w.pack.concepts else {}
     blank = (p.op == "blank" and p.field) or (isinstance(where, dict) and where.get("blank") and where.get("field"))
     return bool(blank) and blank in grouped

@@ -54,6 +54,7 @@ def either(cx: Ctx, preds: list) -> list:
     records meeting any of them (one predicate), even when one names a subset of the other."""
     words = set(language_for(cx.pack).get("either_words", []))
     lists = set(word_list(cx.pack, "list_joins"))
+    sums = set(language_for(cx.pack).get("sum_words", []))
     # ('either in <value> or on <value>'): the prepositions of each alternative stand between them
     gaps = set(word_list(cx.pack, "after_noun_prepositions")) | set(word_list(cx.pack, 'filler'))
     out: list = []
@@ -70,7 +71,8 @@ def either(cx: Ctx, preds: list) -> list:
             # the same field can only mean either
             # (nor can two values side by side, the comma of '<value>, <value> or <value>' gone)
             side = span.start == out[-1][0].end and _one_field(cx.pack, out[-1][1], p, apart=True)
-            if joins & words or side or (joins & lists and _one_field(cx.pack, out[-1][1], p)):
+            summed = joins & sums and _one_field(cx.pack, out[-1][1], p, nested=True)
+            if joins & words or side or summed or (joins & lists and _one_field(cx.pack, out[-1][1], p)):
                 prev_span, prev = out.pop()
                 members = (prev.any_of if prev.op == "any" and not prev.concept else [prev]) + [p]
                 # 'not A or B' leaves out the records meeting either: the negation holds for the group
@@ -94,11 +96,12 @@ def _values_of(pack: Pack, p) -> dict[tuple[str, str], set]:
     return {(p.entity, p.field): set(map(norm_label, p.values))} if p.field and (p.op == "in" or single) else {}
 
 
-def _one_field(pack: Pack, a, b, apart: bool = False) -> bool:
+def _one_field(pack: Pack, a, b, apart: bool = False, nested: bool = False) -> bool:
     """Whether two conditions give values of one same field, the second not a narrowing of the first: 'fatal
-    and injury' lists kinds (either), 'dark and unlit' narrows (both); `apart`: no value in common at all."""
+    and injury' lists kinds (either), 'dark and unlit' narrows (both); `apart`: no value in common at all;
+    `nested`: a narrowing too."""
     va, vb = _values_of(pack, a), _values_of(pack, b)
-    return not a.negate and not b.negate and any(not (va[k] & vb[k] if apart else vb[k] < va[k])
+    return not a.negate and not b.negate and any(nested or not (va[k] & vb[k] if apart else vb[k] < va[k])
                                                  for k in va.keys() & vb.keys())
 
 

@@ -66,6 +66,8 @@ def language(code: str = "en") -> dict[str, Any]:
     lang["cues"]["either_way_before"] = list(excl.get("either_way_before", []))
     lang["cues"]["either_way_kept"] = list(excl.get("either_way_kept", []))
     lang["cues"]["either_way_restated"] = list(excl.get("either_way_restated", []))
+    lang["cues"]["either_way_beyond"] = list(excl.get("either_way_beyond", []))
+    lang["cues"]["declining"] = list(excl.get("declining", []))
     lang["no_information"] = list(excl.get("no_information", []))
     # 'at least one signal': read as one phrase, before 'least' could be read as a ranking
     lang["cues"]["exists"] = [w for w in rule_files(code).get("quantifiers", {}).get("exists", []) if " " in w]
