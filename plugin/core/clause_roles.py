@@ -81,7 +81,7 @@ class ClauseRoles:
         question names the records itself: its topic is no condition. The positions of what was said, when the
         question asks of it."""
         # ('we are drafting a paper on <topic>'): what a piece of writing is about is its topic, no condition
-        topic = [[h, t] for h in rules.get("purpose_heads", []) for t in rules.get("topic_words", [])]
+        topic = [h.split() + [t] for h in rules.get("purpose_heads", []) for t in rules.get("topic_words", [])]
         asked = [c for c in ann.clauses if c.kind == "question"]
         if not any(x.kind == "entity" and not self._area(x) and c.start <= x.start < c.end for c in asked
                    for x in ann.spans):

@@ -159,15 +159,19 @@ def _names_message(lead: str, rules: dict) -> bool:
     """Whether a lead holds a word for what the message is, closing it or a comma part of it, or followed by a
     purpose ('<topic> check', '<topic> screening, <place>', '<topic> angle for the report'); a head word that
     opens what is asked ('<value> crashes with ...') is no such word."""
-    heads = set(rules.get("purpose_heads", []))
+    heads = [tuple(h.split()) for h in rules.get("purpose_heads", [])]
     tails = [tuple(normalize(t).split()) for t in rules.get("purpose_tails", [])]
+    topics = {(t,) for t in rules.get("topic_words", [])}
     opening = normalize(lead).split()[:1]
     if opening and opening[0] in set(rules.get("question_openers", [])) | set(rules.get("question_words", [])):
         return False  # ('compare <A> and <B> for the audit -'): a lead that asks is no purpose, whatever it closes with
     for part in lead.split(","):
         toks = normalize(part).split()
-        for i, t in enumerate(toks):
-            if t in heads and (i == len(toks) - 1 or any(tuple(toks[i + 1:i + 1 + len(x)]) == x for x in tails)):
+        for i in range(len(toks)):
+            # (closing the part, or followed by a purpose or by what the piece is about: 'a <piece> on <topic>')
+            end = next((i + len(h) for h in heads if tuple(toks[i:i + len(h)]) == h), None)
+            if end is not None and (end == len(toks) or any(tuple(toks[end:end + len(x)]) == x for x in tails) or
+                                    any(tuple(toks[end:end + 1]) == x for x in topics)):
                 return True
     return False
 

@@ -146,6 +146,15 @@ def _roles(w: Work) -> None:
     # '<records> in the <source> data': a source named after the general word is the records meant
     specific = [s for s in events if any(pack.entities[readings(s, "entity")[0]].shares_words_with ==
                                          readings(o, "entity")[0] for o in events if o is not s)]
+    # ('the <source> has a <field> column ... . how many <records> ...'): a source named by its own name in a
+    # sentence set aside is the records the general word stands for
+    named = [s for s in w.ann.aside if s.kind == "entity" and readings(s, "entity") and len(events) == 1 and
+             len(s.text.split()) > 1 and  # (its name, not one word a purpose may use: 'the report')
+             pack.entities[readings(s, "entity")[0]].shares_words_with == readings(events[0], "entity")[0]]
+    if named and not specific:
+        i = w.target_spans.index(events[0])
+        w.target_spans[i] = events[0] = Span(events[0].start, events[0].end, "entity", named[-1].value,
+                                             events[0].text, named[-1].items)
     w.target_span = w.inverse[0] if w.inverse else next(iter(specific + events), None) or next(
         (s for s in w.target_spans if readings(s, "entity")), None)
 

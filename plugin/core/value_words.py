@@ -181,7 +181,11 @@ class ValueWords:
                                                         for v in spans)
         before = [f for f in fields if f.end <= c.start and c.start - f.end <= 5 and all(map(said_of, range(f.end, c.start)))]
         if not before:
-            return None, False
+            # ('<field> ..., including the ones where it was left blank'): a pronoun just before stands for the
+            # last field said
+            said = [f for f in fields if f.end <= c.start]
+            near = set(toks[max(0, c.start - 3):c.start]) & set(self.lang.get("pronouns", []))
+            return (said[-1], False) if said and near else (None, False)
         return before[-1], plain(before[-1].end, c.start)
 
 
