@@ -203,10 +203,12 @@ class Annotator:
                 ann = self._context(self._read([fixes[i]["to"] if i in fixes else t for i, t in enumerate(toks)], cuts, breaks),
                                     clauses)
         ann.corrections, ann.rewrites, ann.breaks = list(fixes.values()), rewrites, breaks
-        # a word the pack does not know that can only be a verb ('noticed', 'flagged') is phrasing: context
+        # a word the pack does not know that can only be a verb or an adverb ('noticed', 'flagged', 'entirely') is
+        # phrasing: context
         plain, named = set(self.lang.get("noncontent_pos", [])), set(self.lang.get("content_verb_forms", []))
+        kept = set(self.lang.get("noncontent_except", []))
         verbs = [u for u in ann.unknown if plain and (pos := parts_of_speech(u)) and pos <= plain
-                 and not verb_forms(u) & named]
+                 and not verb_forms(u) & named and u not in kept]
         ann.unknown = [u for u in ann.unknown if u not in verbs]
         ann.context += [v for v in dict.fromkeys(verbs) if v not in ann.context]
         ann.excluded = exclusion_scopes(ann, self.rules.get("exclusion", {}))

@@ -127,12 +127,31 @@ def _told(toks: list[str], others: set[str]) -> bool:
 
 
 def _trailing(sent: str, rules: dict) -> list[Clause]:
-    """The sentence, cut where a remark ('..., I know that ...') or a purpose ('... so I can map them') closes it."""
+    """The sentence, cut where a remark ('..., I know that ...'), a purpose ('... so I can map them') or a reason
+    ('... since <something> <happened>') closes it."""
     for closers, kind in (("remark_closers", "remark"), ("purpose_closers", "purpose")):
         tail = _closer(sent, rules.get(closers, []))
         if tail is not None and sent[:tail].strip():
             return [Clause(sent[:tail]), Clause(sent[tail:], kind=kind)]
+    tail = _reason(sent, rules)
+    if tail is not None and sent[:tail].strip():
+        return [Clause(sent[:tail]), Clause(sent[tail:], kind="remark")]
     return [Clause(sent)]
+
+
+def _reason(sent: str, rules: dict) -> int | None:
+    """Where a reason closing the sentence starts: a reason word followed by a subject ('since it ...', 'because
+    we ...') or, within four words, by a verb in the past tense ('since <event> <wrecked> ...'); never by a number
+    ('since 2015')."""
+    openers = "|".join(map(re.escape, rules.get("reason_openers", [])))
+    subjects = set(rules.get("statement_openers", [])) | set(rules.get("reason_subjects", []))
+    for m in re.finditer(rf"(?i)[\s,;(]+(?:{openers})\s+(\S+(?:\s+\S+){{0,3}})", sent) if openers else []:
+        toks = normalize(m.group(1)).split()
+        if not toks or toks[0][:1].isdigit():
+            continue
+        if toks[0] in subjects or any("VBD" in verb_forms(t) for t in toks[1:]):
+            return m.start()
+    return None
 
 
 def _lead(sent: str, rules: dict) -> re.Match | None:

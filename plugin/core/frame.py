@@ -71,6 +71,9 @@ class Place:
     name: Optional[str] = None
     score: float = 0.0
     candidates: list[dict] = dc_field(default_factory=list)
+    # said as its outline ('inside the <city> boundary'): the records inside the polygon, even those of a source
+    # that only covers that place
+    outline: bool = False
 
 
 @dataclass

@@ -10,14 +10,14 @@ from .groups import groups
 from .intent import assemble_intent
 from .numbers import split_range
 from .pack import Pack, language_for
-from .phrasing import (applies, compared_field, either, is_event, is_place_pred, listed_fields, measurable,
+from .phrasing import (place_of, applies, compared_field, either, is_event, is_place_pred, listed_fields, measurable,
                        no_records, numeric, plural, pred_fields, value_predicate, value_run)
 from .qualifiers import excluded, exists, quantifier, time_left_out
 from .relation_sides import either_places, near_sides, support_sides
 from .sides import comparison_sides
 from .spans import Ctx, has, kinds, readings, time_from_span, words
 from .tokens import Span
-from .word_roles import (area_grouped, asks_rate, heads_anchor, inverse, named_boundaries, names_records_again,
+from .word_roles import (source_said_aside, area_grouped, asks_rate, heads_anchor, inverse, named_boundaries, names_records_again,
                          place_values, restatements, value_fields)
 
 
@@ -146,15 +146,9 @@ def _roles(w: Work) -> None:
     # '<records> in the <source> data': a source named after the general word is the records meant
     specific = [s for s in events if any(pack.entities[readings(s, "entity")[0]].shares_words_with ==
                                          readings(o, "entity")[0] for o in events if o is not s)]
-    # ('the <source> has a <field> column ... . how many <records> ...'): a source named by its own name in a
-    # sentence set aside is the records the general word stands for
-    named = [s for s in w.ann.aside if s.kind == "entity" and readings(s, "entity") and len(events) == 1 and
-             len(s.text.split()) > 1 and  # (its name, not one word a purpose may use: 'the report')
-             pack.entities[readings(s, "entity")[0]].shares_words_with == readings(events[0], "entity")[0]]
-    if named and not specific:
-        i = w.target_spans.index(events[0])
-        w.target_spans[i] = events[0] = Span(events[0].start, events[0].end, "entity", named[-1].value,
-                                             events[0].text, named[-1].items)
+    renamed = source_said_aside(w.ann, pack, events) if not specific else None
+    if renamed is not None:  # (the general word said in the question stands for the source said before)
+        w.target_spans[w.target_spans.index(events[0])] = events[0] = renamed
     w.target_span = w.inverse[0] if w.inverse else next(iter(specific + events), None) or next(
         (s for s in w.target_spans if readings(s, "entity")), None)
 
@@ -449,7 +443,7 @@ def _time_and_scope(w: Work) -> None:
         w.target_preds.append((a, Predicate(op="place", values=[{"entity": a.value["entity"], "name": a.value["name"]}],
                                             text=excluded(w.ann, a)(a.text), negate=True)))
     # (the same place said twice, by its name and by another it is known by, is one place)
-    f.scope = list({(a.value["entity"], a.value["name"]): _place(a) for a in w.scope_spans}.values())
+    f.scope = list({(a.value["entity"], a.value["name"]): place_of(a, w.pack) for a in w.scope_spans}.values())
 
 
 def _sources(w: Work) -> set[str]:
@@ -473,11 +467,6 @@ def _asked(ann: Annotation, s: Span) -> bool:
     return asked is None or s.start in asked
 
 
-def _place(a: Span) -> Place:
-    return Place(text=a.text, entity=a.value["entity"], name=a.value["name"], score=a.value["score"],
-                 candidates=a.value["others"])
-
-
 def _near(w: Work) -> None:
     """The relation to supports or to one named feature: distance, filters, quantifier, nearest."""
     if not (w.near_spans or w.anchor_near):
@@ -485,7 +474,7 @@ def _near(w: Work) -> None:
     n = Near(mode="within")
     if w.anchor_near:
         a, mode = w.anchor_near
-        n.anchor = _place(a)
+        n.anchor = place_of(a, w.pack)
         n.entity, n.mode = a.value["entity"], mode
     elif w.near_spans:
         n.entity = readings(w.near_spans[0], "entity")[0]
@@ -493,7 +482,7 @@ def _near(w: Work) -> None:
         n.distance_m = round(w.distances[0].value["metres"], 3)
         n.distance_text = w.distances[0].value["text"]
     n.filters = w.support_preds
-    n.scope = [_place(a) for a in w.support_scope]
+    n.scope = [place_of(a, w.pack) for a in w.support_scope]
     n.quantifier = quantifier(w.ann, w.pack, w.near_spans[0] if w.near_spans else None, w.distances, w.f.target)
     if w.cx.cue("nearest"):
         # 'the nearest signal', 'which school is closest': one; 'nearest schools': the pack's default number

@@ -2,7 +2,7 @@
 place values, plurals; small readings the rules interpreter asks of the pack."""
 from __future__ import annotations
 
-from .frame import Predicate
+from .frame import Place, Predicate
 from dataclasses import replace
 from .pack import Pack, language_for, norm_label
 from .numbers import band
@@ -227,3 +227,13 @@ def value_run(spans: list[Span], toks: list[str], s: Span, joins: set[str]) -> l
             j += step
             run.append(values[j])
     return run
+
+
+def place_of(a: Span, pack: Pack) -> Place:
+    """A place span as the frame keeps it; said with a boundary word ('inside the <city> boundary'), or as the one
+    polygon of a layer of its own, its outline."""
+    area = pack.entities.get(a.value["entity"])
+    outline = bool(set(a.text.split()) & set(language_for(pack).get("boundary_words", []))) or \
+        bool(area is not None and area.area and not area.names)
+    return Place(text=a.text, entity=a.value["entity"], name=a.value["name"], score=a.value["score"],
+                 candidates=a.value["others"], outline=outline)

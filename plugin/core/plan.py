@@ -88,7 +88,7 @@ def _scope(s: _Steps) -> None:
     ent = s.ent
     by_kind: dict[str, list[Place]] = {}
     for pl in s.f.scope:
-        if ent.coverage.get("town") and norm_label(pl.name or "") == norm_label(ent.coverage["town"]):
+        if ent.coverage.get("town") and norm_label(pl.name or "") == norm_label(ent.coverage["town"]) and not pl.outline:
             continue  # every record is in that town: testing it would only drop those without a location
         by_kind.setdefault(pl.entity or "", []).append(pl)
     conds: list[list[Place]] = []

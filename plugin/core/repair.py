@@ -267,7 +267,8 @@ class Repairer:
                 r.clarify.append({"text": pl.text, "choices": [pl.name] + [c["name"] for c in pl.candidates]})
             area = self.pack.entities.get(pl.entity or "")
             town = ent.coverage.get("town")
-            if area and town and area.coverage.get("town") is None and norm_label(pl.name) == norm_label(town):
+            if area and town and area.coverage.get("town") is None and norm_label(pl.name) == norm_label(town) \
+                    and not pl.outline:
                 log("scope_satisfied", f"{path}[{i}]", pl.name, None,
                     f"every {ent.label} record is in {pl.name.title()} already")
                 continue

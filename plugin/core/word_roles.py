@@ -172,3 +172,14 @@ def value_fields(pack: Pack, v: Span) -> set[tuple]:
             if isinstance(where, dict) and where.get("field"):
                 out.add((ent, where["field"]))
     return out
+
+
+def source_said_aside(ann, pack: Pack, events: list[Span]) -> Span | None:
+    """('the <source> has a <field> column ... . how many <records> ...'): a source named by its own name in a
+    sentence set aside is the records the one general word the question says stands for: that word read so."""
+    named = [s for s in ann.aside if s.kind == "entity" and readings(s, "entity") and len(events) == 1 and
+             len(s.text.split()) > 1 and  # (its name, not one word a purpose may use: 'the report')
+             pack.entities[readings(s, "entity")[0]].shares_words_with == readings(events[0], "entity")[0]]
+    if not named:
+        return None
+    return Span(events[0].start, events[0].end, "entity", named[-1].value, events[0].text, named[-1].items)
