@@ -145,7 +145,7 @@ def _reason(sent: str, rules: dict) -> int | None:
     ('since 2015')."""
     openers = "|".join(map(re.escape, rules.get("reason_openers", [])))
     subjects = set(rules.get("statement_openers", [])) | set(rules.get("reason_subjects", []))
-    for m in re.finditer(rf"(?i)[\s,;(]+(?:{openers})\s+(\S+(?:\s+\S+){{0,3}})", sent) if openers else []:
+    for m in re.finditer(rf"(?i)[\s,;(]+(?:{openers})\s+(?=(\S+(?:\s+\S+){{0,3}}))", sent) if openers else []:
         toks = normalize(m.group(1)).split()
         if not toks or toks[0][:1].isdigit():
             continue

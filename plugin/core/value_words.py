@@ -177,8 +177,10 @@ class ValueWords:
         after = next((f for f in fields if c.end <= f.start <= c.end + 1 and plain(c.end, f.start)), None)
         if after is not None and c.value == "blank":
             return after, True
-        said_of = lambda i: toks[i] in self.stop or any(v.start <= i < v.end and v.kind in ("label", "concept", "cue")
-                                                        for v in spans)
+        # (not across a cue that keeps what follows it: '<field>, keeping those where it was blank')
+        qualifies = lambda v: v.kind == "cue" and str(v.value).startswith("either_way")
+        said_of = lambda i: not any(v.start <= i < v.end and qualifies(v) for v in spans) and (
+            toks[i] in self.stop or any(v.start <= i < v.end and v.kind in ("label", "concept", "cue") for v in spans))
         before = [f for f in fields if f.end <= c.start and c.start - f.end <= 5 and all(map(said_of, range(f.end, c.start)))]
         if not before:
             # ('<field> ..., including the ones where it was left blank'): a pronoun just before stands for the

@@ -1,0 +1,93 @@
+"""Phrasings read in the session of fresh31, through the whole rules pipeline: exclusions said in a sentence of their
+own, 'drop', '+', 'not only', a declined exclusion, a reason closing a sentence, a purpose naming a piece of
+writing and its topic, a source named in a sentence set aside, a blank said of a field by a pronoun, a place's
+outline. Each answer is checked against SQL written here."""
+from __future__ import annotations
+
+from conftest import scalar
+from test_phrasings_read import ask
+
+
+def count(a) -> int:
+    return int(a.rows[0][-1])
+
+
+def test_an_exclusion_sentence_reaches_the_days_after_anything_on(pipeline, admin):
+    a = ask(pipeline, "Collisions in Salem during 2017? Skip anything on a Tuesday or a Thursday.")
+    want = scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'
+                            AND extract(isodow FROM crash_date) NOT IN (2, 4)""")
+    assert a.status == "answered" and count(a) == want
+
+
+def test_a_field_that_was_not_filled_in_left_out(pipeline, admin):
+    a = ask(pipeline, "police reports on a Monday in 2012. Skip reports whose day of week wasn't filled in.")
+    want = scalar(admin, "SELECT count(*) FROM ma.cambridge_crash WHERE day_of_week = 'Monday' AND year = 2012")
+    assert count(a) == want
+    assert not any(p["op"] == "blank" and not p["negate"] for p in a.frame["filters"])
+
+
+def test_drop_leaves_out_a_year_but_not_a_change_or_a_noun(pipeline):
+    a = ask(pipeline, "Bike collisions by year from the bicycle crash file since 2019, drop 2025 since it is partial")
+    years = [int(r[0]) for r in a.rows]
+    assert 2025 not in years and min(years) == 2019
+    b = pipeline.ask("did bike collisions in the bicycle crash file drop after 2020")
+    assert 2020 not in (b.frame["time"]["years"] or [])  # (a change asked about, not a year left out)
+    c = ask(pipeline, "We study the evening drop-off. Bike crash file: collisions on a Friday?")
+    assert c.frame["time"]["isodow"] == [5]
+
+
+def test_a_plus_between_values_of_one_field_adds_them_up(pipeline, admin):
+    a = ask(pipeline, "fatal + non-fatal injury collisions in Lynn")
+    want = scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LYNN'
+                            AND crash_severity_descr IN ('Fatal injury', 'Non-fatal injury')""")
+    assert count(a) == want
+    b = ask(pipeline, "bicycle crash file: signal controlled + wet road collisions")
+    assert len(b.frame["filters"]) == 2  # (values of two fields: both hold)
+
+
+def test_not_only_a_place_keeps_the_wider_area(pipeline, admin):
+    a = ask(pipeline, "Essex County collisions (the whole county, not just the city of Lynn) on icy roads")
+    want = scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE cnty_name = 'ESSEX'
+                            AND road_surf_cond_descr = 'Ice'""")
+    assert count(a) == want
+
+
+def test_a_declined_exclusion_is_context(pipeline):
+    a = ask(pipeline, "police reports by day of week, with blank days as a row of their own instead of dropping them")
+    assert a.status == "answered" and not a.understood["unused"]
+    assert any(r[0] is None for r in a.rows)
+
+
+def test_a_reason_closing_a_sentence_is_a_remark(pipeline):
+    a = ask(pipeline, "bicycle crash file, collisions in July for 2019 through 2023 but skip 2021 "
+                      "since a new form changed the fields")
+    assert a.status == "answered" and sorted(a.frame["time"]["years"]) == [2019, 2020, 2022, 2023]
+
+
+def test_a_purpose_naming_a_piece_and_its_topic_is_context(pipeline, admin):
+    a = ask(pipeline, "We are drafting a chapter about senior drivers, so I need a figure from the state sample: "
+                      "collisions in Salem on wet roads.")
+    want = scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'SALEM'
+                            AND road_surf_cond_descr = 'Wet'""")
+    assert count(a) == want
+
+
+def test_a_source_named_in_a_sentence_set_aside_is_the_records_meant(pipeline):
+    a = ask(pipeline, "The bicycle crash file has a weather column, and I wonder about rain. "
+                      "How many crashes were in rain in 2019?")
+    assert a.frame["target"] == "bicycle_crash"
+
+
+def test_a_pronoun_before_a_blank_word_is_the_field_said_last(pipeline, admin):
+    a = ask(pipeline, "bicycle crash file: collisions per junction type, keeping those where it was left blank")
+    want = scalar(admin, "SELECT count(DISTINCT trim(roadway_junction_type)) + 1 FROM ma.cambridge_bicycle_crash")
+    assert a.status == "answered" and len(a.rows) == want
+
+
+def test_a_city_outline_is_the_polygon_even_for_a_source_of_that_city(pipeline, admin):
+    a = ask(pipeline, "pedestrian police reports that fall inside the city boundary")
+    want = scalar(admin, """SELECT count(*) FROM ma.cambridge_crash c WHERE c.pedestrian_involved AND EXISTS
+                            (SELECT 1 FROM ma.city_boundary b WHERE ST_Intersects(b.geom, c.geom))""")
+    assert count(a) == want
+    b = ask(pipeline, "pedestrian police reports in Cambridge")
+    assert count(b) == scalar(admin, "SELECT count(*) FROM ma.cambridge_crash WHERE pedestrian_involved")
