@@ -7,7 +7,7 @@ from .frame import EPDO_FIELD, LENGTH_FIELD, Group, Measure, Predicate, Rank, Ti
 from .phrasing import is_event, is_place_pred, number_before, pred_fields
 from .qualifiers import asks_for_one, excluded, names_one
 from .clauses import clause_at
-from .pack import language_for
+from .pack import Pack, language_for
 from .spans import readings, time_from_span, words
 
 if TYPE_CHECKING:
@@ -147,11 +147,15 @@ def _line_records(w: Work) -> str:
     return next((e for s in w.spans for e in readings(s, "entity") if e in lines), "")
 
 
-def _stated(w: Work, s) -> bool:
-    """Whether a condition is said in another sentence than the share word ('... what share were <part>? Leave
-    <value> out of the total.'): it narrows the whole of a share, never its part."""
+def _stated(w: Work, s, p: Predicate) -> bool:
+    """Whether a condition left out is said in another sentence than the share word ('... what share were <part>?
+    Leave <value> out of the total.'): it narrows the whole of a share, never its part; unless that sentence
+    also restates a value kept of the same field ('Count any <part> labels, but not <value>')."""
     c = clause_at(w.ann.clauses, s.start)
-    return c is not None and c is not clause_at(w.ann.clauses, w.cx.cue("share")[0].start) and bool(excluded(w.ann, s))
+    if c is None or c is clause_at(w.ann.clauses, w.cx.cue("share")[0].start) or not excluded(w.ann, s):
+        return False
+    restated = [q for x, q in w.target_preds if x.start < c.end and x.end > c.start and not excluded(w.ann, x)]
+    return not _fields_of(w.pack, restated) & _fields_of(w.pack, [p])
 
 
 def _unit_said(w: Work, cue) -> str | None:
@@ -196,6 +200,11 @@ def _no_information(pack, p: Predicate) -> bool:
     return bool(values) and all(" ".join(str(v).lower().replace("/", " ").split()) in said for v in values)
 
 
+def _fields_of(pack: Pack, preds: list[Predicate]) -> set[tuple[str, str]]:
+    """The (entity, field) pairs conditions test, those of each alternative of an either-condition too."""
+    return {fe for p in preds for q in [p, *p.any_of] for fe in pred_fields(pack, q)}
+
+
 def _share(w: Work) -> None:
     """The part of a share: conditions after the split word, else a late time, the relation, or a late place."""
     f, pack = w.f, w.pack
@@ -209,15 +218,15 @@ def _share(w: Work) -> None:
         return
     split = _split_at(w, start)
     cut = split if split is not None else start
-    late = [(s, p) for s, p in w.target_preds if s.start >= cut and not is_place_pred(pack, p) and not _stated(w, s)]
+    late = [(s, p) for s, p in w.target_preds if s.start >= cut and not is_place_pred(pack, p) and not _stated(w, s, p)]
     # ('what share are <part>, excluding <records> with no <field>'): what is left out narrows the whole, once a
     # part is said that is not left out, unless it only narrows the part ('<value> (not the <other value> ones)')
     kept = [p for s, p in late if not excluded(w.ann, s)]
-    fields = {fe for p in kept for fe in pred_fields(pack, p)}
-    after = [p for s, p in late if p in kept or not kept or (p.op != "blank" and not _no_information(pack, p) and {
-        fe for q in [p, *p.any_of] for fe in pred_fields(pack, q)} & fields)]
+    fields = _fields_of(pack, kept)
+    after = [p for s, p in late if p in kept or not kept or (p.op != "blank" and not _no_information(pack, p) and
+                                                             _fields_of(pack, [p]) & fields)]
     f.share_of = after or ([p for _, p in w.target_preds[-1:]] if not w.group_spans and split is None else [])
-    part = {fe for p in f.share_of for fe in pred_fields(pack, p)}
+    part = _fields_of(pack, f.share_of)
     # ('<topic>. What share of <records> had <part>?'): a statement naming the part's own field is its topic,
     # never a condition on the whole
     asking = clause_at(w.ann.clauses, asked)
