@@ -100,6 +100,10 @@ def _cut_lead(sent: str, rules: dict, openers: list[tuple], deadlines: list[tupl
     """The leading clause of a sentence, when a purpose or greeting opens it or a colon or dash closes it, and the
     rest of the sentence."""
     m = _lead(sent, rules)
+    if m is None and any(tuple(normalize(sent).split()[:len(o)]) == o for o in openers):
+        ask = _request_in(sent, rules)  # ('for the <report> I need <records> ...' with no comma): cut where it asks
+        if ask:
+            return Clause(sent[:ask], kind="purpose"), sent[ask:]
     head = normalize(sent[:m.start()]).split() if m else []
     deadline = bool(head) and any(tuple(head[:len(o)]) == o for o in deadlines)
     purpose = deadline or bool(head) and any(tuple(head[:len(o)]) == o for o in openers)
