@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from .anchors import AnchorIndex
-from .clauses import Clause, pieces
+from .clauses import Clause, clause_at, pieces
 from .exclusion_scope import either_way, exclusion_scopes, weaken
 from .numbers import band, comparisons
 from .pack import Pack, language_for, norm_label
@@ -227,10 +227,21 @@ class Annotator:
         used = {i for s in ann.spans for i in range(s.start, s.end)}
         out = {}
         for i, t in enumerate(ann.tokens):
-            if i in used or t not in ann.unknown or t in self.stop or not t.isalpha():
+            # (a word set aside as context is looked at too: a statement keeps the value it is a misspelling of)
+            if i in used or t not in ann.unknown and t not in ann.context or t in self.stop or not t.isalpha():
                 continue
-            lemma = self.speller.lemma(t)
-            fix = lemma or self.speller.correct(t) or self._in_phrase(ann.tokens, i) or self.grammar.correct(t)
+            # (a word set aside: only one no dictionary knows, in a statement, and only into a value, never into
+            # another form or a grammar word)
+            aside = t not in ann.unknown
+            c = clause_at(ann.clauses, i)
+            named = self.anchors is not None and t in self.anchors.by_word  # (a word of a place's name is no typo)
+            if aside and (parts_of_speech(t) or named or c is None or c.kind != "statement"):
+                continue
+            lemma = None if aside else self.speller.lemma(t)
+            fix = lemma or self.speller.correct(t) or (None if aside else self._in_phrase(ann.tokens, i) or
+                                                       self.grammar.correct(t))
+            if aside and fix in self.stop:
+                continue
             if fix and fix != t:
                 out[i] = {"from": t, "to": fix, "why": "another form of a known word" if lemma else "spelling"}
         return out

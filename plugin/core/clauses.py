@@ -37,7 +37,7 @@ def pieces(question: str, rules: dict) -> list[Clause]:
         question = re.sub(rf"(?i)(?<!\w){re.escape(said).replace(chr(39), '[' + chr(39) + chr(8217) + ']')}{end}", meant,
                           question)
     for rw in rules.get("rewrites", []):  # ('jun-aug': a dash between two months is a range, not a compound word)
-        question = re.sub(rw["pattern"], rw["to"], question)
+        question = re.sub(rw["pattern"], lambda m, rw=rw: _rewritten(m, rw), question)
     for sent in _sentences(question.strip(), rules):
         first = len(out)
         # ('<greeting> - for the <newsletter>, could you ...'): a lead cut off may open on another
@@ -65,6 +65,19 @@ def pieces(question: str, rules: dict) -> list[Clause]:
         if len(out) > 1 and not c.asks and not c.states and c.kind == "question" and (
                 _names_message(c.raw.rstrip(" .!;"), rules) or any(tuple(toks[:len(o)]) == o for o in openers)):
             c.kind = "purpose"  # ('<topic> pricing question.' before the question): a sentence saying what the message is
+    return out
+
+
+def _rewritten(m: re.Match, rw: dict) -> str:
+    """A rewrite rule's text for one match; '{month<n>}' is the name of the month numbered by group n (a date in
+    digits said as the time rules read it), and a number that is no month leaves the match as it was."""
+    names = rw.get("month_names") or []
+    out = m.expand(rw["to"])
+    for n in sorted(set(re.findall(r"\{month(\d)\}", out))):
+        k = int(m.group(int(n)))
+        if not 1 <= k <= len(names):
+            return m.group(0)
+        out = out.replace(f"{{month{n}}}", names[k - 1])
     return out
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .frame import Frame, Place, Predicate, Side, TimeSpec
+from .phrasing import pred_fields
 from .spans import Ctx, time_from_span, words
 from .tokens import Span
 
@@ -31,8 +32,13 @@ def _best_chain(cx: Ctx, items: dict) -> tuple[list, str, bool]:
         for it in lst:
             gap = cx.ann.tokens[chain[-1][0].end:it[0].start] if chain else []
             # ('<condition> in <A> vs <B>': only items a comparison or list word joins are sides)
+            # (side by side with no word between, only values of one field: '<value> <value of another field> vs
+            # <value>' compares the last two, the first holds for both)
+            beside = not gap and "either" not in (it[0].kind, chain[-1][0].kind) if chain else False
+            if beside and kind == "pred":
+                beside = bool(set(pred_fields(cx.pack, it[1])) & set(pred_fields(cx.pack, chain[-1][1])))
             if chain and all(tok in words(cx.pack, 'link_words') for tok in gap) and len(gap) <= 4 \
-                    and (set(gap) & words(cx.pack, 'split_words') or not gap and "either" not in (it[0].kind, chain[-1][0].kind)):
+                    and (set(gap) & words(cx.pack, 'split_words') or beside):
                 strong = strong or bool(compared & set(range(chain[-1][0].end, it[0].start)))
                 chain.append(it)
                 split = split or bool(set(gap) & words(cx.pack, 'split_words'))
