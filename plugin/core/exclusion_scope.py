@@ -13,27 +13,58 @@ def either_way(ann, rules: dict, pack: Pack) -> None:
     conds = sorted([s for s in ann.spans if s.kind != "cue"] + [s for s in ann.aside if s.kind in passes],
                    key=lambda s: s.start)
     dropped: set[int] = set()
-    for s in [s for s in ann.spans if s.kind == "cue" and str(s.value).startswith("either_way_")]:
+    for s in [s for s in ann.spans if s.kind == "cue"]:
         c = clause_at(ann.clauses, s.start)
         bounds = (c.start, c.end) if c is not None else (0, len(ann.tokens))
-        if s.value == "either_way_after":
-            covered = _covered(ann, conds, rules, s.start - 1, -1, bounds)[:1]
-        elif s.value == "either_way_kept":  # (only what is counted anyway: a value left blank)
-            covered = [(a, b) for a, b in _covered(ann, conds, rules, s.end, 1, bounds)[:1]
-                       if any(x.start == a and x.kind in rules.get("either_way_kept_covers", []) for x in conds)]
-        elif s.value == "either_way_restated":
-            covered = _restating(ann, conds, rules, s, bounds, pack)
-        elif s.value == "either_way_beyond":  # ('<county>, not only <town>'): the place is in what is asked already
-            covered = _covered(ann, conds, rules, s.end, 1, bounds)
-        else:  # only a field just after the cue: 'of any <value>' still keeps the value ('any dark light')
-            nxt = next((c for c in conds if c.start == s.end), None)
-            covered = [(nxt.start, nxt.end)] if nxt and nxt.kind in rules.get("either_way_before_covers", []) else []
+        # (a word of several cue lists, 'whatever': the first reading that covers anything)
+        kinds = [v for k, v in (s.items or [(s.kind, s.value)]) if k == "cue" and str(v).startswith("either_way_")]
+        covered = next((got for kind in kinds if (got := _either_covered(ann, s, kind, conds, rules, bounds, pack))), [])
         dropped |= {i for a, b in covered for i in range(a, b)} | set(range(s.start, s.end)) if covered else set()
     for s in _declined(ann):  # ('as a row of its own instead of dropping them'): the leaving out is declined
         dropped |= set(range(s.start, s.end))
     if dropped:
         ann.spans = [s for s in ann.spans if s.start not in dropped]
         ann.context += [ann.tokens[i] for i in sorted(dropped)]
+
+
+def _either_covered(ann, s, kind: str, conds: list, rules: dict, bounds: tuple[int, int],
+                    pack: Pack) -> list[tuple[int, int]]:
+    """What one either-way cue covers, by its kind."""
+    if kind == "either_way_after":  # (the value before it, and those of the same field listed before that)
+        return _same_field_run(ann, pack, conds, _covered(ann, conds, rules, s.start - 1, -1, bounds))
+    if kind == "either_way_kept":  # (only what is counted anyway: a value left blank)
+        return [(a, b) for a, b in _covered(ann, conds, rules, s.end, 1, bounds)[:1]
+                if any(x.start == a and x.kind in rules.get("either_way_kept_covers", []) for x in conds)]
+    if kind == "either_way_restated":
+        return _restating(ann, conds, rules, s, bounds, pack)
+    if kind == "either_way_beyond":  # ('<county>, not only <town>'): the place is in what is asked already
+        return _covered(ann, conds, rules, s.end, 1, bounds)
+    # only a field just after the cue: 'of any <value>' still keeps the value ('any dark light')
+    nxt = next((c for c in conds if c.start == s.end), None)
+    return [(nxt.start, nxt.end)] if nxt and nxt.kind in rules.get("either_way_before_covers", []) else []
+
+
+def _same_field_run(ann, pack: Pack, conds: list, covered: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The first value of the conditions covered, and those after it that give values of one same field with it,
+    with the words beside them that give none ('<value> street, <value> street, whatever'): a list of values said
+    to be all the same to the asker."""
+    spans = [next(c for c in conds if (c.start, c.end) == ab) for ab in covered]
+    keys: set = set()
+    said: dict = {}
+    run: list[tuple[int, int]] = []
+    for sp, ab in zip(spans, covered):
+        own = label_sets(pack, sp)
+        # (a value holding one said already is what they are kinds of: '<dark>, <lit> or not' keeps the dark)
+        if keys and own and (not keys & set(own) or any(own[k] & said.get(k, set()) for k in own)):
+            break
+        keys = keys or set(own)
+        for k, labels in own.items():
+            said.setdefault(k, set()).update(labels)
+        run.append(ab)
+        if not keys and len(run) > 1:
+            break
+    # (nothing but words that give no value: only the one right before the cue, as before)
+    return run if keys else run[:1]
 
 
 def _declined(ann) -> list:
