@@ -327,11 +327,14 @@ def _weights_restated(ann, pack: Pack, lang: dict) -> None:
             ann.context.append(v.text)
 
 def _each_once(ann, rules: dict) -> None:
-    """'count each <record> once': the grouping word says how to count (each record once), not what to group by."""
+    """'count each <record> once', '<each record> is counted once': the grouping word says how to count (each
+    record once), not what to group by."""
     once = [phrase_key(w) for w in rules.get("quantifiers", {}).get("once", [])]
     toks = ann.tokens
     for c in [s for s in ann.spans if s.kind == "cue" and s.value == "group"]:
         rec = next((s for s in ann.spans if s.start == c.end and s.kind == "entity"), None)
-        if rec is not None and any(toks[rec.end:rec.end + len(w)] == list(w) for w in once if w):
+        # (right after the records, or past a few words of how: '<record> should be counted once')
+        if rec is not None and any(toks[i:i + len(w)] == list(w) for w in once if w
+                                   for i in range(rec.end, min(rec.end + 4, len(toks)))):
             ann.spans.remove(c)
             ann.context.append(c.text)

@@ -147,7 +147,9 @@ def _covered(ann, conds: list[Span], rules: dict, pos: int, step: int,
         if pos in ann.breaks and step > 0 and covered:
             break  # ('(not the <value> ones), <year> to <year>'): an aside closed covers nothing after it
         hit = next((c for c in conds if (c.start if step > 0 else c.end - 1) == pos), None)
-        if hit is None and ann.tokens[pos] not in joiners and (covered or ann.tokens[pos] not in leads):
+        # (a count said on the way joins too: 'outside all 13 <areas>')
+        tok = ann.tokens[pos]
+        if hit is None and tok not in joiners and not tok.isdigit() and (covered or tok not in leads):
             break
         if hit is not None:
             if hit.kind in covers or hit.kind == "cue" and hit.value in set(rules.get("covers_cues", [])) or (

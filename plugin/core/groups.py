@@ -5,7 +5,7 @@ from __future__ import annotations
 from .frame import Frame, Group, Near
 from .pack import Pack
 from .phrasing import number_before
-from .qualifiers import groups_by_label_word
+from .qualifiers import excluded, groups_by_label_word
 from .spans import has, readings
 from .tokens import Span
 from .word_roles import asks_rate
@@ -31,7 +31,8 @@ def groups(w) -> None:
         g.outside = g.kind == "area" and not only_areas and _same_coverage(w.pack, f.target, g.key)
         if g.kind == "area" and (cx.cue("exists") or cx.cue("which")) and not cx.cue("keep_empty"):
             g.empty = False  # ('<areas> with one or more <records>', 'which <areas> have ...'): those with some
-        if g.kind == "area" and cx.cue("keep_outside"):
+        # (not when left out: '... outside all <areas> can be left off')
+        if g.kind == "area" and [c for c in cx.cue("keep_outside") if not excluded(w.ann, c)]:
             # 'keep the <records> outside all <areas> as their own group': the areas listed are those with records,
             # unless the empty ones are asked for too
             g.outside, g.empty = True, bool(cx.cue("keep_empty"))

@@ -170,7 +170,9 @@ def _split_at(w: Work, start: int) -> int | None:
     """Where the part of a share starts: the first split word after `start`; but a relative clause right after the
     records ('... of the <records> that happened <whole>, resulted in <part>') describes the whole, so the split
     is then the first split word past a condition of that clause."""
-    cues = sorted(c.start for c in w.cx.cue("share_split") if c.start >= start)
+    # ('out of all of that <area>'s <records>'): a split word right before a field or records word points at them
+    pointing = {x.start for x in w.ann.spans if x.kind in ("field", "entity")}
+    cues = sorted(c.start for c in w.cx.cue("share_split") if c.start >= start and c.end not in pointing)
     rel = words(w.pack, "relative_words")
     if len(cues) > 1 and w.target_span and cues[0] == w.target_span.end and w.ann.tokens[cues[0]] in rel:
         conds = [s.start for s, _ in w.target_preds]

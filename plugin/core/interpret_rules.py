@@ -155,7 +155,9 @@ def _roles(w: Work) -> None:
 
 def _modifies_area(w: Work, s: Span) -> bool:
     """Whether a place word stands right before a word for an area layer (the head of the phrase)."""
-    head = next((x for x in w.entity_spans if x.start == s.end), None)
+    # (past how many there are: 'the city's 13 <areas>')
+    gap = 1 if s.end < len(w.ann.tokens) and w.ann.tokens[s.end].isdigit() else 0
+    head = next((x for x in w.entity_spans if x.start == s.end + gap), None)
     areas = lambda x: [e for e in readings(x, "entity") if w.pack.entities[e].area]
     places = [f for f in readings(s, "field") if w.pack.entities[f[0]].fields[f[1]].place]
     return head is not None and bool(areas(head)) and bool(places or areas(s))
