@@ -91,3 +91,50 @@ def test_a_city_outline_is_the_polygon_even_for_a_source_of_that_city(pipeline, 
     assert count(a) == want
     b = ask(pipeline, "pedestrian police reports in Cambridge")
     assert count(b) == scalar(admin, "SELECT count(*) FROM ma.cambridge_crash WHERE pedestrian_involved")
+
+
+def test_a_date_in_digits_is_read_as_a_date(pipeline, admin):
+    a = ask(pipeline, "injury collisions 10/2-10/8/2017 in the state sample")
+    want = scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE crash_date BETWEEN '2017-10-02' AND '2017-10-08'
+                            AND crash_severity_descr IN ('Fatal injury', 'Non-fatal injury')""")
+    assert count(a) == want
+    b = pipeline.ask("collisions in Salem on 2017-03-14")
+    assert b.frame["time"]["date_from"] == b.frame["time"]["date_to"] == "2017-03-14"
+
+
+def test_every_year_across_the_file_is_no_grouping(pipeline):
+    a = ask(pipeline, "bicycle crash file collisions in May, across all the years it covers")
+    assert a.frame["group_by"] == [] and len(a.rows) == 1
+
+
+def test_a_value_of_another_field_beside_compared_values_holds_for_both_sides(pipeline, admin):
+    a = ask(pipeline, "icy road - angle vs head-on collisions")
+    assert len(a.rows) == 2
+    want = scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE road_surf_cond_descr = 'Ice'
+                            AND manr_coll_descr = 'Angle'""")
+    assert want in [int(r[-1]) for r in a.rows]
+
+
+def test_a_share_out_of_each_groups_own_records(pipeline, admin):
+    a = ask(pipeline, "For each county, the percent of collisions on icy roads out of all of that county's collisions")
+    want = scalar(admin, """SELECT round(100.0 * count(*) FILTER (WHERE road_surf_cond_descr = 'Ice') / count(*), 2)
+                            FROM ma.massdot_crash WHERE cnty_name = 'ESSEX'""")
+    got = {r[0]: r[-1] for r in a.rows}
+    assert round(float(got["ESSEX"]), 2) == float(want)
+
+
+def test_each_record_counted_once_past_an_auxiliary(pipeline):
+    a = ask(pipeline, "bicycle crash file: collisions within 80 m of a bus stop. Each collision should be counted once.")
+    assert a.frame["group_by"] == [] and len(a.rows) == 1
+
+
+def test_the_group_outside_every_area_left_off(pipeline):
+    a = ask(pipeline, "pedestrian police reports per neighbourhood; any that fall outside all 13 neighbourhoods can be left off")
+    assert len(a.rows) == 13 and all(r[0] for r in a.rows)
+
+
+def test_whatever_after_sibling_values_keeps_the_value_they_are_kinds_of(pipeline, admin):
+    a = ask(pipeline, "how many collisions in Lynn in the dark? lit road, unlit road, whatever")
+    want = scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LYNN'
+                            AND ambnt_light_descr LIKE 'Dark%%'""")
+    assert count(a) == want

@@ -31,7 +31,9 @@ def _either_covered(ann, s, kind: str, conds: list, rules: dict, bounds: tuple[i
                     pack: Pack) -> list[tuple[int, int]]:
     """What one either-way cue covers, by its kind."""
     if kind == "either_way_after":  # (the value before it, and those of the same field listed before that)
-        return _same_field_run(ann, pack, conds, _covered(ann, conds, rules, s.start - 1, -1, bounds))
+        # (not a reading reaching into an earlier clause: '<value>? <kind>, <kind>, whatever' keeps the value)
+        return _same_field_run(ann, pack, conds, [(a, b) for a, b in _covered(ann, conds, rules, s.start - 1, -1, bounds)
+                                                  if a >= bounds[0]])
     if kind == "either_way_kept":  # (only what is counted anyway: a value left blank)
         return [(a, b) for a, b in _covered(ann, conds, rules, s.end, 1, bounds)[:1]
                 if any(x.start == a and x.kind in rules.get("either_way_kept_covers", []) for x in conds)]

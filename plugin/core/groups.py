@@ -31,8 +31,10 @@ def groups(w) -> None:
         g.outside = g.kind == "area" and not only_areas and _same_coverage(w.pack, f.target, g.key)
         if g.kind == "area" and (cx.cue("exists") or cx.cue("which")) and not cx.cue("keep_empty"):
             g.empty = False  # ('<areas> with one or more <records>', 'which <areas> have ...'): those with some
-        # (not when left out: '... outside all <areas> can be left off')
-        if g.kind == "area" and [c for c in cx.cue("keep_outside") if not excluded(w.ann, c)]:
+        # ('... outside all <areas> can be left off'): that group left out
+        if g.kind == "area" and any(excluded(w.ann, c) for c in cx.cue("keep_outside")):
+            g.outside = False
+        elif g.kind == "area" and cx.cue("keep_outside"):
             # 'keep the <records> outside all <areas> as their own group': the areas listed are those with records,
             # unless the empty ones are asked for too
             g.outside, g.empty = True, bool(cx.cue("keep_empty"))
