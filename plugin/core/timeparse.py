@@ -327,9 +327,19 @@ def _day(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
 
 def _season(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
     name = p.lang["seasons"][m.group(1)]
-    if name in r.words["ambiguous"] and not _introduced(m, r.words["intro"]):
+    if name in r.words["ambiguous"] and not _introduced(m, r.words["intro"]) and not _beside_season(p, r, m):
         return None
     return {"months": list(p.seasons.get(name, [])), "season": name}
+
+
+def _beside_season(p: TimeParser, r: TimeRule, m: re.Match) -> bool:
+    """Whether another season is joined to this word ('summer vs <season>', '<season> and winter')."""
+    others = "|".join(re.escape(k) for k, v in p.lang["seasons"].items() if v not in r.words["ambiguous"])
+    joins = "|".join(map(re.escape, r.words.get("beside", [])))
+    if not others or not joins:
+        return False
+    return bool(re.search(rf"\b(?:{others}) (?:{joins})$", m.string[:m.start(1)].rstrip())) or \
+        bool(re.match(rf"\s+(?:{joins}) (?:the )?(?:{others})\b", m.string[m.end():]))
 
 
 def _distance(p: TimeParser, r: TimeRule, m: re.Match) -> Any:
