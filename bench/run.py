@@ -28,10 +28,10 @@ DSN = os.environ.get("MAPASK_DSN", "host=127.0.0.1 port=55432 dbname=mapask user
 SPLITS = ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh5u", "fresh6", "fresh6u", "fresh7",
           "fresh7u", "fresh8", "fresh8u", "fresh9", "fresh9u", "fresh10", "fresh10u", "fresh11",
           "fresh11u", "fresh12", "fresh12u", "fresh13", "fresh13u", "fresh14",
-          "fresh14u", "fresh15", "fresh15u", "fresh16", "fresh16u", "fresh17", "fresh17u", "fresh18", "fresh18u", "fresh19", "fresh19u", "fresh20", "fresh20u", "fresh21", "fresh21u", "fresh22", "fresh22u", "fresh23", "fresh23u", "fresh24", "fresh24u", "fresh25", "fresh25u", "fresh26", "fresh26u", "fresh27", "fresh27u", "fresh28", "fresh28u", "fresh29", "fresh29u", "fresh30", "fresh30u", "fresh31", "fresh31u", "fresh32", "fresh32u")
+          "fresh14u", "fresh15", "fresh15u", "fresh16", "fresh16u", "fresh17", "fresh17u", "fresh18", "fresh18u", "fresh19", "fresh19u", "fresh20", "fresh20u", "fresh21", "fresh21u", "fresh22", "fresh22u", "fresh23", "fresh23u", "fresh24", "fresh24u", "fresh25", "fresh25u", "fresh26", "fresh26u", "fresh27", "fresh27u", "fresh28", "fresh28u", "fresh29", "fresh29u", "fresh30", "fresh30u", "fresh31", "fresh31u", "fresh32", "fresh32u", "fresh33", "fresh33u")
 # splits whose failures nobody reads: only their scores are printed and stored (fresh7 was unread until the session
 # after the one that measured it first; fresh7u stays unread)
-UNREAD = {"fresh5u", "fresh6u", "fresh7u", "fresh8u", "fresh9u", "fresh10u", "fresh11u", "fresh12u", "fresh13u", "fresh14u", "fresh15u", "fresh16u", "fresh17u", "fresh18u", "fresh19u", "fresh20u", "fresh21u", "fresh22u", "fresh23u", "fresh24u", "fresh25u", "fresh26u", "fresh27u", "fresh28u", "fresh29u", "fresh30u", "fresh31u", "fresh32u"}
+UNREAD = {"fresh5u", "fresh6u", "fresh7u", "fresh8u", "fresh9u", "fresh10u", "fresh11u", "fresh12u", "fresh13u", "fresh14u", "fresh15u", "fresh16u", "fresh17u", "fresh18u", "fresh19u", "fresh20u", "fresh21u", "fresh22u", "fresh23u", "fresh24u", "fresh25u", "fresh26u", "fresh27u", "fresh28u", "fresh29u", "fresh30u", "fresh31u", "fresh32u", "fresh33u"}
 
 
 def load_questions() -> list[dict]:
@@ -43,7 +43,7 @@ def load_questions() -> list[dict]:
                  "fresh12_questions.yaml", "fresh13_questions.yaml",
                  "fresh14_questions.yaml", "fresh15_questions.yaml",
                  "fresh16_questions.yaml", "fresh17_questions.yaml",
-                 "fresh18_questions.yaml", "fresh19_questions.yaml", "fresh20_questions.yaml", "fresh21_questions.yaml", "fresh22_questions.yaml", "fresh23_questions.yaml", "fresh24_questions.yaml", "fresh25_questions.yaml", "fresh26_questions.yaml", "fresh27_questions.yaml", "fresh28_questions.yaml", "fresh29_questions.yaml", "fresh30_questions.yaml", "fresh31_questions.yaml", "fresh32_questions.yaml"):
+                 "fresh18_questions.yaml", "fresh19_questions.yaml", "fresh20_questions.yaml", "fresh21_questions.yaml", "fresh22_questions.yaml", "fresh23_questions.yaml", "fresh24_questions.yaml", "fresh25_questions.yaml", "fresh26_questions.yaml", "fresh27_questions.yaml", "fresh28_questions.yaml", "fresh29_questions.yaml", "fresh30_questions.yaml", "fresh31_questions.yaml", "fresh32_questions.yaml", "fresh33_questions.yaml"):
         path = ROOT / "bench" / name
         if path.exists():
             doc = yaml.safe_load(path.read_text())
