@@ -146,6 +146,9 @@ def _told(toks: list[str], others: set[str]) -> bool:
 def _trailing(sent: str, rules: dict) -> list[Clause]:
     """The sentence, cut where a remark ('..., I know that ...'), a purpose ('... so I can map them') or a reason
     ('... since <something> <happened>') closes it."""
+    if any(re.match(r"(?i)\s*" + r"\s+".join(map(re.escape, c.split())) + r"\b", sent)
+           for c in rules.get("remark_closers", [])):
+        return [Clause(sent, kind="remark")]  # ('I know <year> is partial; ...'): a sentence that is a remark
     for closers, kind in (("remark_closers", "remark"), ("purpose_closers", "purpose")):
         tail = _closer(sent, rules.get(closers, []))
         if tail is not None and sent[:tail].strip():
