@@ -191,9 +191,9 @@ class ClauseRoles:
             if c is not None and s.text in heads and (c.kind == "purpose" or c.kind != "question" and s.start and
                                                        ann.tokens[s.start - 1] in owners):
                 continue  # ('<topic> angle -', '<place> is our angle.'): the word for what the message is, not a value
-            if c is not None and c.kind != "question" and s.kind in ("concept", "label", "time") and self._names_a_document(
-                    s, c, ann, heads):
-                continue  # ('our <value> safety grant application'): what a document is about, no condition
+            if c is not None and c.kind != "question" and (s.kind in ("concept", "label", "time") and self._names_a_document(
+                    s, c, ann, heads) or s.kind == "time" and _habitual(ann.tokens, s, rules)):
+                continue  # ('our <value> safety grant application', '<we walk there> every <morning>'): no condition
             if c is not None and c.kind != "question" and s.kind == "entity" and not self.records(s) and asks_of:
                 continue  # ('... a talk to <features>.'): a statement names the records, never a feature to be near
             if c is not None and c.kind != "question" and s.kind == "numcmp" and self._claimed_count(s, ann):
@@ -292,3 +292,9 @@ def _speaker_asks(toks: list[str], c: Clause, lead: int, verbs: list[str]) -> bo
     """Whether a clause opens with its reporting verb, no one named before it ('need the list of ...'): the speaker's
     own request, not what someone else asked."""
     return any(toks[c.start:lead] == v.split() for v in verbs)
+
+
+def _habitual(toks: list[str], s: Span, rules: dict) -> bool:
+    """Whether a time is said of a habit ('every morning'): in a statement, the speaker's routine, not a condition."""
+    words = set(rules.get("habitual", []))
+    return bool(s.text.split()[:1] and s.text.split()[0] in words) or (s.start > 0 and toks[s.start - 1] in words)
