@@ -271,7 +271,7 @@ class Annotator:
             locked.update(range(s.start, s.end))
         if self.anchors:
             for m in self.anchors.match(toks, locked, self.pack, self.stop, self.known_words):
-                if self._inside_longer_phrase(toks, m.start, m.end, locked):
+                if self._inside_longer_phrase(toks, m.start, m.end, locked) or self._field_words(toks, m.start, m.end):
                     continue  # ('under <city of name> jurisdiction'): a longer value of the pack holds the name
                 spans.append(Span(m.start, m.end, "anchor", {"entity": m.entity, "name": m.name, "score": m.score,
                                                              "others": m.others}, m.text))
@@ -307,6 +307,11 @@ class Annotator:
                               " ".join(toks[s.start:end + 1])))
             locked.add(end)
         return sorted(spans, key=lambda x: x.start)
+
+    def _field_words(self, toks: list[str], start: int, end: int) -> bool:
+        """Whether a name said in full is word for word a field's words ('cross street'): the field is meant."""
+        items = self.lex.phrases.get(tuple(toks[start:end])) or []
+        return end - start > 1 and any(kind == "field" for kind, _ in items)
 
     def _value_phrase(self, toks: list[str], i: int, n: int, locked: set[int]) -> bool:
         """Whether toks[i:i+n], none of it locked, is a value or concept phrase of the lexicon."""
