@@ -57,6 +57,9 @@ class Repairer:
             return r
         ent = self.pack.entity(f.target)
         f.filters = merge_same_field(self._resolve_preds(ent, f.filters, "filters", log, r), log, ent.codes())
+        # ('aged 17 or 18' of bands '16-17', '18-20'): both ends of a range leave no published value between them
+        r.problems += [f"no published value lies wholly within '{q.text}'" for q in f.filters
+                       if q.op in ("in", "eq") and not q.values and not q.any_of]
         f.share_of = self._resolve_preds(ent, f.share_of, "share_of", log, r)
         for i, side in enumerate(f.compare):
             side.filters = self._resolve_preds(ent, side.filters, f"compare[{i}].filters", log, r)
