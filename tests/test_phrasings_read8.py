@@ -138,3 +138,38 @@ def test_whatever_after_sibling_values_keeps_the_value_they_are_kinds_of(pipelin
     want = scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LYNN'
                             AND ambnt_light_descr LIKE 'Dark%%'""")
     assert count(a) == want
+
+
+def test_a_sentence_opening_with_a_remark_keeps_nothing(pipeline):
+    a = ask(pipeline, "bicycle crash file collisions per year since 2020. I know 2025 is still partial; keep it in.")
+    years = [int(r[0]) for r in a.rows]
+    assert min(years) == 2020 and 2025 in years and len(years) > 1
+
+
+def test_a_habit_said_in_a_statement_is_no_time(pipeline):
+    a = pipeline.ask("We cycle past King Open School each afternoon. Police reports with a bicycle within 300 m of it?")
+    assert not a.frame["time"]["hours"]
+
+
+def test_two_ages_joined_by_or_are_the_band_between_them(pipeline, admin):
+    b = ask(pipeline, "state sample collisions where the youngest driver was 16 or 17")
+    assert count(b) == scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE age_drvr_yngst = '16-17'")
+    c = pipeline.ask("state sample collisions where the youngest driver was aged 17 or 18")
+    assert c.status == "clarify" and c.sql is None or c.status == "clarify"  # (no band lies within: asked back)
+
+
+def test_fall_beside_another_season_is_the_season(pipeline):
+    a = ask(pipeline, "bicycle crash file: spring vs fall collisions since 2019")
+    assert len(a.rows) == 2
+
+
+def test_the_start_of_a_year_and_value_producing_records(pipeline, admin):
+    a = ask(pipeline, "injury-producing collisions in Lynn since the start of 2017")
+    want = scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LYNN'
+                            AND crash_severity_descr IN ('Fatal injury', 'Non-fatal injury')""")
+    assert count(a) == want
+
+
+def test_a_fields_own_words_are_no_street_name(pipeline):
+    a = ask(pipeline, "list bicycle crash file collisions on ice with the street and cross street")
+    assert a.frame["near"] is None
