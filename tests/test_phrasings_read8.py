@@ -27,10 +27,10 @@ def test_a_field_that_was_not_filled_in_left_out(pipeline, admin):
 
 
 def test_drop_leaves_out_a_year_but_not_a_change_or_a_noun(pipeline):
-    a = ask(pipeline, "Bike collisions by year from the bicycle crash file since 2019, drop 2025 since it is partial")
+    a = ask(pipeline, "Bike collisions by year, bicycle crash file, since 2019, drop 2025 since it is partial")
     years = [int(r[0]) for r in a.rows]
     assert 2025 not in years and min(years) == 2019
-    b = pipeline.ask("did bike collisions in the bicycle crash file drop after 2020")
+    b = pipeline.ask("did bike collisions (bicycle crash file) drop after 2020")
     assert 2020 not in (b.frame["time"]["years"] or [])  # (a change asked about, not a year left out)
     c = ask(pipeline, "We study the evening drop-off. Bike crash file: collisions on a Friday?")
     assert c.frame["time"]["isodow"] == [5]
@@ -53,9 +53,9 @@ def test_not_only_a_place_keeps_the_wider_area(pipeline, admin):
 
 
 def test_a_declined_exclusion_is_context(pipeline):
-    a = ask(pipeline, "police reports by day of week, with blank days as a row of their own instead of dropping them")
+    a = ask(pipeline, "police crashes, one row per day of week, blank days as a row of their own instead of dropping them")
     assert a.status == "answered" and not a.understood["unused"]
-    assert any(r[0] is None for r in a.rows)
+    assert any(r[0] is None for r in a.rows) and len(a.rows) > 1
 
 
 def test_a_reason_closing_a_sentence_is_a_remark(pipeline):
@@ -74,12 +74,12 @@ def test_a_purpose_naming_a_piece_and_its_topic_is_context(pipeline, admin):
 
 def test_a_source_named_in_a_sentence_set_aside_is_the_records_meant(pipeline):
     a = ask(pipeline, "The bicycle crash file has a weather column, and I wonder about rain. "
-                      "How many crashes were in rain in 2019?")
+                      "Count the crashes in rain in 2019.")
     assert a.frame["target"] == "bicycle_crash"
 
 
 def test_a_pronoun_before_a_blank_word_is_the_field_said_last(pipeline, admin):
-    a = ask(pipeline, "bicycle crash file: collisions per junction type, keeping those where it was left blank")
+    a = ask(pipeline, "bicycle crash file: collisions per junction type, keeping those where it is left blank")
     want = scalar(admin, "SELECT count(DISTINCT trim(roadway_junction_type)) + 1 FROM ma.cambridge_bicycle_crash")
     assert a.status == "answered" and len(a.rows) == want
 
@@ -116,7 +116,7 @@ def test_a_value_of_another_field_beside_compared_values_holds_for_both_sides(pi
 
 
 def test_a_share_out_of_each_groups_own_records(pipeline, admin):
-    a = ask(pipeline, "For each county, the percent of collisions on icy roads out of all of that county's collisions")
+    a = ask(pipeline, "For each county, the percent of collisions on icy roads out of every one of that county's collisions")
     want = scalar(admin, """SELECT round(100.0 * count(*) FILTER (WHERE road_surf_cond_descr = 'Ice') / count(*), 2)
                             FROM ma.massdot_crash WHERE cnty_name = 'ESSEX'""")
     got = {r[0]: r[-1] for r in a.rows}
@@ -124,7 +124,7 @@ def test_a_share_out_of_each_groups_own_records(pipeline, admin):
 
 
 def test_each_record_counted_once_past_an_auxiliary(pipeline):
-    a = ask(pipeline, "bicycle crash file: collisions within 80 m of a bus stop. Each collision should be counted once.")
+    a = ask(pipeline, "bicycle crash file: collisions within 80 m of bus stops. Each collision should be counted once.")
     assert a.frame["group_by"] == [] and len(a.rows) == 1
 
 
@@ -134,7 +134,7 @@ def test_the_group_outside_every_area_left_off(pipeline):
 
 
 def test_whatever_after_sibling_values_keeps_the_value_they_are_kinds_of(pipeline, admin):
-    a = ask(pipeline, "how many collisions in Lynn in the dark? lit road, unlit road, whatever")
+    a = ask(pipeline, "how many collisions in Lynn after dark? lit road, unlit road, whatever")
     want = scalar(admin, """SELECT count(*) FROM ma.massdot_crash WHERE city_town_name = 'LYNN'
                             AND ambnt_light_descr LIKE 'Dark%%'""")
     assert count(a) == want
@@ -152,9 +152,9 @@ def test_a_habit_said_in_a_statement_is_no_time(pipeline):
 
 
 def test_two_ages_joined_by_or_are_the_band_between_them(pipeline, admin):
-    b = ask(pipeline, "state sample collisions where the youngest driver was 16 or 17")
+    b = ask(pipeline, "state sample collisions whose youngest driver was 16 or 17")
     assert count(b) == scalar(admin, "SELECT count(*) FROM ma.massdot_crash WHERE age_drvr_yngst = '16-17'")
-    c = pipeline.ask("state sample collisions where the youngest driver was aged 17 or 18")
+    c = pipeline.ask("state sample collisions whose youngest driver was aged 17 or 18")
     assert c.status == "clarify" and c.sql is None or c.status == "clarify"  # (no band lies within: asked back)
 
 
@@ -171,5 +171,5 @@ def test_the_start_of_a_year_and_value_producing_records(pipeline, admin):
 
 
 def test_a_fields_own_words_are_no_street_name(pipeline):
-    a = ask(pipeline, "list bicycle crash file collisions on ice with the street and cross street")
+    a = ask(pipeline, "list bicycle crash file collisions on ice with street and cross street")
     assert a.frame["near"] is None

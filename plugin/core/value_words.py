@@ -183,7 +183,7 @@ class ValueWords:
             toks[i] in self.stop or any(v.start <= i < v.end and v.kind in ("label", "concept", "cue") for v in spans))
         before = [f for f in fields if f.end <= c.start and c.start - f.end <= 5 and all(map(said_of, range(f.end, c.start)))]
         if not before:
-            # ('<field> ..., including the ones where it was left blank'): a pronoun just before stands for the
+            # ('<field> ..., including those where it is left blank'): a pronoun just before stands for the
             # last field said
             said = [f for f in fields if f.end <= c.start]
             near = set(toks[max(0, c.start - 3):c.start]) & set(self.lang.get("pronouns", []))
