@@ -8,6 +8,7 @@ from .phrasing import is_event, is_place_pred, number_before, pred_fields
 from .qualifiers import asks_for_one, excluded, names_one
 from .clauses import clause_at
 from .pack import Pack, language_for
+from .phrase_rules import rule_files
 from .spans import readings, time_from_span, words
 
 if TYPE_CHECKING:
@@ -170,9 +171,12 @@ def _split_at(w: Work, start: int) -> int | None:
     """Where the part of a share starts: the first split word after `start`; but a relative clause right after the
     records ('... of the <records> that happened <whole>, resulted in <part>') describes the whole, so the split
     is then the first split word past a condition of that clause."""
-    # ('out of all of that <area>'s <records>'): a split word right before a field or records word points at them
-    pointing = {x.start for x in w.ann.spans if x.kind in ("field", "entity")}
-    cues = sorted(c.start for c in w.cx.cue("share_split") if c.start >= start and c.end not in pointing)
+    # ('out of all of that <area>'s <records>'): a pointing word right before a field or records word points at
+    # them, and splits nothing
+    pointers = set(rule_files(w.pack.raw.get("language", "en")).get("context", {}).get("pointing_words", []))
+    heads = {x.start for x in w.ann.spans if x.kind in ("field", "entity")}
+    cues = sorted(c.start for c in w.cx.cue("share_split") if c.start >= start and not (
+        c.end in heads and w.ann.tokens[c.start] in pointers))
     rel = words(w.pack, "relative_words")
     if len(cues) > 1 and w.target_span and cues[0] == w.target_span.end and w.ann.tokens[cues[0]] in rel:
         conds = [s.start for s, _ in w.target_preds]
