@@ -297,4 +297,4 @@ def _speaker_asks(toks: list[str], c: Clause, lead: int, verbs: list[str]) -> bo
 def _habitual(toks: list[str], s: Span, rules: dict) -> bool:
     """Whether a time is said of a habit ('every morning'): in a statement, the speaker's routine, not a condition."""
     words = set(rules.get("habitual", []))
-    return bool(s.text.split()[:1] and s.text.split()[0] in words) or (s.start > 0 and toks[s.start - 1] in words)
+    return s.text.split()[0] in words or (s.start > 0 and toks[s.start - 1] in words)

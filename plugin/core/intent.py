@@ -207,8 +207,8 @@ def _no_information(pack, p: Predicate) -> bool:
 
 
 def _fields_of(pack: Pack, preds: list[Predicate]) -> set[tuple[str, str]]:
-    """The (entity, field) pairs conditions test, those of each alternative of an either-condition too."""
-    return {fe for p in preds for q in [p, *p.any_of] for fe in pred_fields(pack, q)}
+    """The (entity, field) pairs conditions test."""
+    return {fe for p in preds for fe in pred_fields(pack, p)}
 
 
 def _share(w: Work) -> None:

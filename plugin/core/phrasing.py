@@ -145,7 +145,9 @@ def applies(pack: Pack, p: Predicate, entity: str) -> bool:
 
 
 def pred_fields(pack: Pack, p: Predicate) -> list[tuple[str, str]]:
-    """(entity, field) pairs a concept or label predicate tests."""
+    """(entity, field) pairs a concept or label predicate tests; an either-condition, those of its alternatives."""
+    if p.op == "any" and p.any_of and not p.concept:
+        return [fe for q in p.any_of for fe in pred_fields(pack, q)]
     if p.concept:
         c = pack.concepts.get(p.concept)
         out = []
